@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from .api.params import ID_LIST_PARAMS
-from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, StaleWarning, warn
+from .errors import ExportMismatch, ExportReplaced, InvalidParameter, StaleWarning, warn
 from .exported import (
     MANIFEST,
     SNAPSHOT_PREFIX,
@@ -248,8 +248,7 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
              f"{_shown(asked)}, was " + "; and ".join(
                  f"{_shown(h)} ({_days(dates)})" for h, dates in otherwise.values())
              + ". The tree stays one query's (the manifest's resolution_changed says so); "
-             "changes() shows the ICOs of ids it gained as new, of ids it lost as removed",
-             IcoframesWarning)
+             "changes() shows the ICOs of ids it gained as new, of ids it lost as removed")
     return [{"snapshot_dates": dates, "params": h} for h, dates in otherwise.values()]
 
 
@@ -268,7 +267,7 @@ def same_day(manifest: Mapping[str, Any] | None, out: Path, since: dt.datetime,
     if at >= since + dt.timedelta(days=1):  # a clock set wrong, or a hand edit
         warn(f"{out / MANIFEST} says it was exported at {at.isoformat()}, after this day "
              f"({since.date().isoformat()} UTC): a time in the future names no day, its rows "
-             "do not stand in for this day's", IcoframesWarning)
+             "do not stand in for this day's")
         return False
     return at >= since
 
@@ -413,10 +412,10 @@ def check_one_query(frame: pd.DataFrame, days: Iterable[Any] | None = None) -> N
                      "to other ids: " + "; then ".join(_resolved(q, d) for q, d in
                                                         resolved.values())
                      + ". They are compared as one query's: the ICOs of ids it gained read as "
-                     "new, of ids it lost as removed", IcoframesWarning)
+                     "new, of ids it lost as removed")
         return
     shown = "; ".join(_resolved(q, d) for resolved in held.values() for q, d in resolved.values())
-    raise ValueError(
+    raise ExportMismatch(
         f"the snapshots hold exports of {len(held)} different queries ({shown}): changes "
         "between them are no change at the service (the ICOs of one would read as removed, "
         "the other's as new). Read each query's snapshots apart: move one query's "

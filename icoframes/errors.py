@@ -1,20 +1,28 @@
 """Every exception and warning icoframes raises on purpose, in one place.
 
-Every error the package raises on purpose derives from :class:`IcoframesError`.
-Errors reported by the API carry the numeric code of the response body in
-``.code`` (spec section 7)::
+Every error the package raises on purpose derives from :class:`IcoframesError`; one that
+was a builtin's is that builtin too (named on its line), so ``except OSError`` catches a
+``CacheError`` and ``except FileNotFoundError`` an ``ExportNotFound``. Errors reported by
+the API carry the numeric code of the response body in ``.code`` (spec section 7)::
 
     IcoframesError
     ├── ConfigError            settings missing or invalid (e.g. no keys)
-    ├── NotCached              offline=True and the cache lacks what was asked for
+    │   └── ClockBehind        the clock is before a snapshot tree's days: nothing written
+    ├── CacheError             the cache cannot be used as it is (an OSError too)
+    ├── DiskFull               an export filled its disk: nothing written (an OSError too)
+    ├── NotCached              offline=True and the cache lacks it (a LookupError too)
     ├── EmptyResult            an export's query matched no ICO (allow_empty=False)
     ├── ExportReplaced         an export kept replacing the folder being read
     ├── ExportBusy             another export held the swap too long, or swapped in meanwhile
+    ├── ExportNotFound         a reader found no export there (a FileNotFoundError too)
+    ├── ExportMismatch         a reader's folder holds no exports it reads (a ValueError too)
     └── APIError(.code)        the service answered with an error, or never answered
         ├── AuthError          480: public or private key not valid
         ├── UnknownMethod      481: no such method, a wrong base_url (a ConfigError too)
-        ├── InvalidParameter   483, 484 (not a profile's) and parameters rejected locally
-        ├── NotFound           482 for a profile id (for list queries 482 is an empty result)
+        ├── InvalidParameter   483, 484 (not a profile's), arguments refused (a ValueError)
+        │   ├── WrongType      an argument of the wrong kind (a TypeError too)
+        │   └── UnknownName    a name that names nothing (a KeyError too)
+        ├── NotFound           482 for a profile id (a LookupError too; a list's is no error)
         ├── QuotaExceeded      485: the daily request allowance is used up
         └── ServiceUnavailable transient failures persisted after every retry
             └── BadResponse    the gate refused the answer, or it is an error about that
@@ -33,27 +41,35 @@ into errors::
     ├── QuotaWarning           a load needs more requests than remain today
     ├── CacheWarning           a cache file was unreadable: set aside, rebuilt or re-fetched
     ├── NoMatchWarning         a loader's query matched no ICO: the typed empty frame
-    └── MissingProfileWarning  listed ICOs without a profile (error 482) were left out
+    ├── IncompleteWarning      a result lacks rows: attrs["icoframes"] names them, and why
+    │   └── MissingProfileWarning  only listed ICOs without a profile (error 482) left out
+    └── StaleWarning           rows kept from an earlier fetch, out of date
 
 Each is reported at the line of the caller's code that called into icoframes
 (not inside the package), so the warning points at the notebook cell or
-script line that caused it.
+script line that caused it. A class of the package not drawn here (one module's own
+refusal) is caught as the class it derives from.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import sys
-import warnings
 from collections.abc import Callable
-from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from .held import held_back
+from .notices import (
+    CacheWarning,
+    IcoframesWarning,
+    IncompleteWarning,
+    MissingProfileWarning,
+    NoMatchWarning,
+    QuotaWarning,
+    StaleWarning,
+    warn,
+)
 from .numerals import did_you_mean_flag
 from .quoting import closest, did_you_mean, quoted
 
@@ -63,12 +79,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["APIError", "AuthError", "BadResponse", "CacheError", "CacheWarning", "ClockBehind",
-           "ConfigError", "DiskFull", "EmptyResult", "ExportBusy", "ExportReplaced",
-           "IcoframesError", "IcoframesWarning", "IncompleteWarning", "InvalidParameter",
-           "MissingProfileWarning", "NoMatchWarning", "NotCached", "NotFound", "QuotaExceeded",
-           "QuotaWarning", "Redirected", "ServiceUnavailable", "StaleWarning", "UnknownMethod",
-           "UnknownName", "check_flags", "checked_keywords", "checked_methods", "closest",
-           "did_you_mean", "error_for_code", "keywords_of", "quoted", "warn"]
+           "ConfigError", "DiskFull", "EmptyResult", "ExportBusy", "ExportMismatch",
+           "ExportNotFound", "ExportReplaced", "IcoframesError", "IcoframesWarning",
+           "IncompleteWarning", "InvalidParameter", "MissingProfileWarning", "NoMatchWarning",
+           "NotCached", "NotFound", "QuotaExceeded", "QuotaWarning", "Redirected",
+           "ServiceUnavailable", "StaleWarning", "UnknownMethod", "UnknownName", "WrongType",
+           "check_flags", "checked_keywords", "checked_methods", "closest", "did_you_mean",
+           "error_for_code", "keywords_of", "quoted", "warn"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -120,6 +137,20 @@ class ExportBusy(IcoframesError):
     or any that may read it), or swapped in the day an incomplete export would replace: exit 1."""
 
 
+class ExportNotFound(IcoframesError, FileNotFoundError):
+    """A reader (:func:`icoframes.read_export`, :func:`icoframes.read_snapshots`,
+    :func:`icoframes.changes`, :meth:`icoframes.Tables.read_parquet`) found nothing to read
+    where it was pointed: no folder, or one holding no export of icoframes (its manifest or
+    a table missing) or no tables. A ``FileNotFoundError`` too, as it was."""
+
+
+class ExportMismatch(IcoframesError, ValueError):
+    """A reader's folder does not hold exports as it reads them: no ``snapshot_date=``
+    folder (:func:`icoframes.read_snapshots`, :func:`icoframes.changes`), snapshots where
+    :func:`icoframes.read_export` reads one export, two folders of one day, snapshots of
+    different queries compared. A ``ValueError`` too, as it was."""
+
+
 class APIError(IcoframesError):
     """The service reported an error, or could not be reached.
 
@@ -158,6 +189,11 @@ class UnknownMethod(APIError, ConfigError):
 class InvalidParameter(APIError, ValueError):
     """483/484 from the service for a list (a profile's is its BadResponse), or a parameter
     rejected before any request was sent."""
+
+
+class WrongType(InvalidParameter, TypeError):
+    """An argument of the wrong kind (``compute_features(tables.icos)``, a plot's ``ax=3``):
+    an :class:`InvalidParameter` as every refused argument, and a ``TypeError`` as it was."""
 
 
 class UnknownName(InvalidParameter, KeyError):
@@ -212,7 +248,7 @@ class BadResponse(ServiceUnavailable):
 
     ``reason`` says what was wrong with the last answer (``"not JSON"``,
     ``"data.id is 7, not the 5 requested"``, ...). Being a
-    :class:`~icoframes.errors.ServiceUnavailable`, it is never blamed on the
+    :class:`~icoframes.ServiceUnavailable`, it is never blamed on the
     caller's arguments.
     """
 
@@ -257,73 +293,6 @@ def error_for_code(code: int, *, endpoint: str | None = None, detail: str = "") 
     if detail:
         message = f"{message}: {detail}"
     return _CLASSES.get(code, APIError)(message, code=code, endpoint=endpoint)
-
-
-# -- warnings -------------------------------------------------------------------
-
-
-class IcoframesWarning(UserWarning):
-    """Base class of every warning icoframes issues."""
-
-
-class QuotaWarning(IcoframesWarning):
-    """A load plans more requests than remain in today's allowance."""
-
-
-class CacheWarning(IcoframesWarning):
-    """A cache file was unreadable; it was set aside and will be rebuilt or re-fetched."""
-
-
-class IncompleteWarning(IcoframesWarning):
-    """A result lacks rows: a list came back short, or listed ICOs have no profile.
-
-    The result's ``attrs["icoframes"]`` names the queries that were not complete
-    and every missing id with its state (failed, gone, not fetched); calling the
-    loader again retries what failed.
-    """
-
-
-class MissingProfileWarning(IncompleteWarning):
-    """ICOs were listed but the service had no profile for them (error 482); left out."""
-
-
-class NoMatchWarning(IcoframesWarning):
-    """A loader's query matched no ICO: the result is the typed empty frame (every column).
-
-    The message names the query; it is issued on every call that returns
-    nothing, from the service (error 482) or from the cache alike.
-    """
-
-
-class StaleWarning(IcoframesWarning):
-    """Rows were kept from an earlier fetch, out of date: the call's ``budget`` or the daily
-    limit ran out first, or fetching them again failed."""
-
-
-_PACKAGE_DIR = str(Path(__file__).resolve().parent)
-
-
-def _outside_package(filename: str) -> bool:
-    try:
-        return not str(Path(filename).resolve()).startswith(_PACKAGE_DIR)
-    except (OSError, ValueError):
-        return True
-
-
-def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
-    """Issue ``message`` attributed to the first caller outside the icoframes package.
-
-    Fixed ``stacklevel`` numbers break whenever the call path changes (and point inside the
-    package); walking the stack to the first foreign frame names the user's line (the
-    outermost in the pool's threads). Held while an export holds them, unless the filters
-    make it an error (:func:`icoframes.held.held_back`): that is raised here, where issued.
-    """
-    frame: FrameType | None = sys._getframe(1)  # the caller of warn(): stacklevel 2
-    level = 2
-    while frame is not None and not _outside_package(frame.f_code.co_filename):
-        frame, level = frame.f_back, level + 1
-    if not held_back(message, category, frame or sys._getframe(level - 2)):
-        warnings.warn(message, category, stacklevel=level - (frame is None))
 
 
 def check_flags(*, none_means: str = "", **flags: Any) -> None:

@@ -40,7 +40,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, warn
+from .errors import (
+    ExportMismatch,
+    ExportNotFound,
+    ExportReplaced,
+    IcoframesWarning,
+    InvalidParameter,
+    warn,
+)
 from .files import entry_kind, json_object, not_a_folder, nothing_at, read_record
 from .frozen import freeze
 from .paths import folder_path
@@ -139,10 +146,10 @@ def export_folder(path: object, name: str = "path") -> Path:
     return folder
 
 
-def missing_export(folder: Path) -> FileNotFoundError:
+def missing_export(folder: Path) -> ExportNotFound:
     """Nothing at ``folder``, a reader's argument (said once no swap is in): the broken link
     that is the cause named (:func:`~icoframes.files.nothing_at`)."""
-    return FileNotFoundError(f"no export folder at {folder}: {nothing_at(folder)}")
+    return ExportNotFound(f"no export folder at {folder}: {nothing_at(folder)}")
 
 
 @checked_keywords
@@ -166,19 +173,21 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     ------
     InvalidParameter
         ``path`` names no folder (a file, a FIFO, a folder under a file): nothing is read.
-    FileNotFoundError
-        ``path`` does not exist, lacks a table file, or lacks ``manifest.json``
+    ExportNotFound
+        A ``FileNotFoundError`` too: ``path`` does not exist, lacks a table file, or lacks
+        ``manifest.json``
         (an export in progress, or killed mid-swap; or tables written without one,
         by :meth:`Tables.to_parquet <icoframes.Tables.to_parquet>`, which
         :meth:`~icoframes.Tables.read_parquet` reads: the message says which,
         or names both when no staging folder is left to tell them apart).
     ExportReplaced
         An export replaced the folder during every attempt to read it.
+    ExportMismatch
+        A ``ValueError`` too: ``path`` is a snapshot tree (use :func:`read_snapshots`, or
+        pass one of its folders: the message names the latest).
     ValueError
-        ``path`` is a snapshot tree (use :func:`read_snapshots`, or pass one of
-        its folders: the message names the latest), or a file's columns differ
-        from the schema, or a table file is no regular file (a FIFO, a symbolic
-        link: never opened, named as damaged).
+        A file's columns differ from the schema, or a table file is no regular file (a
+        FIFO, a symbolic link: never opened, named as damaged).
 
     Examples
     --------
@@ -199,13 +208,13 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
         raise missing_export(folder)
     if snapshots:
         latest = max(snapshots)
-        raise ValueError(
+        raise ExportMismatch(
             f"{folder} holds {len(snapshots)} snapshots, not one export; read them all with "
             f"read_snapshots({str(folder)!r}), or one with "
             f"read_export({str(snapshots[latest])!r}) (the latest)"
         )
     if not holds:
-        raise FileNotFoundError(  # no table, no manifest: not an export being replaced
+        raise ExportNotFound(  # no table, no manifest: not an export being replaced
             f"{folder} is not an export of icoframes: missing {MANIFEST}, "
             f"{', '.join(_missing_tables(folder))}")
 
@@ -214,7 +223,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
         # again, and only a table missing beside an unchanged manifest is an error
         missing = _missing_tables(folder)
         if missing and (folder / MANIFEST).is_file():
-            raise FileNotFoundError(
+            raise ExportNotFound(
                 f"{folder} is not an export of icoframes: missing {', '.join(missing)}")
         return Tables.read_parquet(folder)
 
@@ -297,9 +306,9 @@ def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date,
         try:
             day = dt.date.fromisoformat(match.group(1))
         except ValueError:
-            raise ValueError(f"{child}: the snapshot date is not YYYY-MM-DD") from None
+            raise ExportMismatch(f"{child}: the snapshot date is not YYYY-MM-DD") from None
         if day in found:
-            raise ValueError(
+            raise ExportMismatch(
                 f"{folder} holds two snapshot folders for {day.isoformat()}: "
                 f"{found[day].name} and {child.name}; keep one (an export names it "
                 f"{SNAPSHOT_PREFIX}{day.isoformat()}) and move the other away")
@@ -393,14 +402,14 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
     if not changed and not any(n.startswith(STAGING_PREFIX) for n in _names(folder)):
         # an export's swap (or one killed in it) leaves its staging folder until it is done,
         # or until a later export clears it (staging._clear_leftovers) and fails before its own
-        raise FileNotFoundError(
+        raise ExportNotFound(
             f"{folder} is missing {MANIFEST} and no export is writing it (no staging folder "
             "of one): it holds tables written without a manifest (as Tables.to_parquet "
             "writes them; icoframes.Tables.read_parquet reads them), or an export killed "
             "while swapping its tables in, whose staging folder a later export cleared "
             "(exporting to it again completes it)")
     if not changed:
-        raise FileNotFoundError(
+        raise ExportNotFound(
             f"{folder} is missing {MANIFEST}: an export is writing it right now, or one was "
             "killed while swapping its tables in (the next export completes it); "
             "read it once the export is done")
@@ -416,7 +425,7 @@ def _swap_ended(folder: Path) -> bool:
     the new one in). FileNotFoundError when it is gone once no swap is in."""
     there, waited = confirm(swap_owner(folder), folder.is_dir)
     if not there:
-        raise FileNotFoundError(
+        raise ExportNotFound(
             f"no export folder at {folder} (it was there when the read began: it was removed "
             "or renamed meanwhile, or an export killed while swapping a snapshot in set it "
             "aside, and the next export puts it back)")

@@ -28,7 +28,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, check_flags, warn
+from .errors import InvalidParameter, WrongType, check_flags, warn
 from .moments import as_naive_utc
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
@@ -187,6 +187,14 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
 
 {table}
 
+    Raises
+    ------
+    WrongType
+        ``tables`` is not a :class:`~icoframes.Tables` (a ``TypeError`` too: pass the
+        ``Tables`` of a load or :func:`~icoframes.read_export`, not one of its frames).
+    InvalidParameter
+        ``as_of``, ``rates``, ``rate_max_age`` or ``quote`` is refused (a ``ValueError``).
+
     Examples
     --------
     >>> from icoframes import tidy
@@ -204,7 +212,7 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     rate_max_age = renamed_rate_max_age(rate_max_age, max_age, "compute_features")
     rate_age(rate_max_age, "compute_features")  # refused before any work, rates or not
     if not isinstance(tables, Tables):
-        raise TypeError(f"tables must be icoframes.Tables, got {type(tables).__name__}")
+        raise WrongType(f"tables must be icoframes.Tables, got {type(tables).__name__}")
     icos = tables.icos
     n = len(icos)
     rows = pd.Index(icos["id"].to_numpy())

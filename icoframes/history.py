@@ -189,8 +189,9 @@ def changes(
         neither "mark" nor "skip" (InvalidParameter, with a "did you mean"), a frame
         holding rows of a UTC day no snapshot of its ``attrs`` names (InvalidParameter: a
         zone attached with ``dt.tz_localize`` east of UTC, as :func:`icoframes.report`
-        refuses it), or a path that names no folder (InvalidParameter; FileNotFoundError
-        when it is missing).
+        refuses it), or a path that names no folder (InvalidParameter; ``ExportNotFound``, a
+        FileNotFoundError, when it is missing). No snapshot folder, or snapshots of
+        different queries: ``ExportMismatch``.
 
     Examples
     --------

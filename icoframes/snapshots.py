@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, UnknownName, did_you_mean, quoted
+from .errors import ExportMismatch, ExportNotFound, InvalidParameter, UnknownName
 from .exported import (
     MANIFEST,
     consistent_read,
@@ -41,6 +41,7 @@ from .exported import (
 from .files import entry_kind
 from .frozen import freeze
 from .queries import checked_keywords
+from .quoting import did_you_mean, quoted
 from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema, empty_frame
 from .snapshotcuts import query_cut, warn_cut_rows, warn_query_cut
@@ -95,11 +96,11 @@ def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
     ------
     InvalidParameter
         ``path`` names no folder (a file, a FIFO, a folder under a file).
-    FileNotFoundError
-        ``path`` does not exist.
-    ValueError
-        ``path`` holds no ``snapshot_date=YYYY-MM-DD`` folder, one whose date
-        does not read, or two folders for one day (``snapshot_date=2026-11-01``
+    ExportNotFound
+        ``path`` does not exist (a ``FileNotFoundError`` too).
+    ExportMismatch
+        A ``ValueError`` too: ``path`` holds no ``snapshot_date=YYYY-MM-DD`` folder, one
+        whose date does not read, or two folders for one day (``snapshot_date=2026-11-01``
         and ``snapshot_date=20261101``): which one is the day's is unknowable.
     """
     folder = export_folder(path)  # "" is no export, not the current directory
@@ -109,7 +110,7 @@ def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
     if not found:
         hint = (" (it is a plain export: read it with read_export)"
                 if entry_kind(folder / MANIFEST) == "a file" else "")
-        raise ValueError(f"{folder} holds no snapshot_date=YYYY-MM-DD folder{hint}")
+        raise ExportMismatch(f"{folder} holds no snapshot_date=YYYY-MM-DD folder{hint}")
     dates = sorted(found)
     index = pd.DatetimeIndex(np.array(dates, dtype="datetime64[D]").astype(DATE_DTYPE),
                              name="snapshot_date")
@@ -191,13 +192,13 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
         :class:`~icoframes.errors.UnknownName`, an ``InvalidParameter`` too.
     InvalidParameter
         ``path`` names no folder (a file, a FIFO, a folder under a file): nothing is read.
-    FileNotFoundError
-        ``path`` does not exist, or a snapshot lacks the table's file (the message
-        names the folder, its day and the file: "... is not an export of icoframes:
-        missing accepting.parquet (the snapshot of 2026-11-01 ...)").
+    ExportNotFound
+        A ``FileNotFoundError`` too: ``path`` does not exist, or a snapshot lacks the
+        table's file (the message names the folder, its day and the file: "... is not an
+        export of icoframes: missing accepting.parquet (the snapshot of 2026-11-01 ...)").
     ValueError
-        ``path`` holds no snapshot folder, two folders for one day, or a file
-        differs from the schema or is no regular file (a FIFO, a symbolic link:
+        ``path`` holds no snapshot folder or two folders for one day (``ExportMismatch``),
+        or a file differs from the schema or is no regular file (a FIFO, a symbolic link:
         never opened, named as damaged). An unknown column (``UnknownName``, with the
         closest), ``start`` after ``end`` or a value that is no date (``InvalidParameter``).
     ExportReplaced
@@ -393,7 +394,7 @@ def _read_table(folder: Path, name: str, date: pd.Timestamp,
     if name == PROBLEMS.name:  # (a link to nothing there is damage, named)
         return problems_of(folder, columns)
     if not os.path.lexists(folder / f"{name}.parquet"):  # a link to nothing: damage, named
-        raise FileNotFoundError(
+        raise ExportNotFound(
             f"{folder} is not an export of icoframes: missing {name}.parquet (the snapshot "
             f"of {date:%Y-%m-%d} has no {name} table to stack)")
     return read_table(folder, name, columns)
@@ -403,7 +404,7 @@ def _there(folder: Path) -> None:
     """Nothing; FileNotFoundError when ``folder`` is gone (renamed away by a swap: the
     reader waits for it and reads again)."""
     if not folder.is_dir():
-        raise FileNotFoundError(f"no snapshot folder at {folder}")
+        raise ExportNotFound(f"no snapshot folder at {folder}")
 
 
 def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from .errors import InvalidParameter
+from .errors import ExportNotFound, InvalidParameter
 from .files import not_a_folder, nothing_at, read_parquet_columns, read_parquet_table
 from .frames import frame_from_arrow, with_added_columns
 from .metadata import describe_columns
@@ -76,17 +76,20 @@ def _picked(frame: pd.DataFrame, columns: list[str] | None) -> pd.DataFrame:
 
 
 def table_files(directory: Path) -> None:
-    """FileNotFoundError when the folder ``directory`` holds none of the table files (an empty
-    folder was pyarrow's bare "No such file or directory" for ``icos.parquet``): what it
-    holds, and the files a folder of tables has."""
+    """:class:`~icoframes.errors.ExportNotFound` when ``directory`` is not there (a broken
+    link named) or holds none of the table files (an empty folder was pyarrow's bare "No such
+    file or directory" for ``icos.parquet``): what it holds, and the files a folder of
+    tables has."""
+    if not directory.exists():  # pyarrow's error named one file
+        raise ExportNotFound(f"{directory}: {nothing_at(directory)} (no folder of tables)")
     names = [f"{name}.parquet" for name in TABLES]
     if any(os.path.lexists(directory / name) for name in names):
         return  # one missing among others: the OS's error names it
     with os.scandir(directory) as entries:
         held = "none is there" if next(entries, None) else "it is empty"
-    raise FileNotFoundError(f"{directory} holds no tables (no export): {held}; a folder "
-                            "written by Tables.to_parquet or export_tables holds one file per "
-                            f"table ({', '.join(names)})")
+    raise ExportNotFound(f"{directory} holds no tables (no export): {held}; a folder "
+                         "written by Tables.to_parquet or export_tables holds one file per "
+                         f"table ({', '.join(names)})")
 
 
 #: What mkdir says when something is in the way (which :func:`in_the_way` names).

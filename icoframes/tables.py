@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import InvalidParameter, UnknownName, checked_methods, did_you_mean, quoted
-from .files import atomic_write_table, concurrently, not_a_folder, nothing_at
+from .files import atomic_write_table, concurrently, not_a_folder
 from .frames import check_frame, frame_from_arrow
 from .paths import folder_path
 from .reporting import LoadReport, report
@@ -368,6 +368,8 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
         InvalidParameter
             If ``directory`` is no folder (a file, a FIFO, one under a file), or an
             export tree of snapshots (:func:`icoframes.read_snapshots` reads those).
+        ExportNotFound
+            ``directory`` is not there, or holds no table file (a ``FileNotFoundError`` too).
         ValueError
             If a file's columns differ from the current schema (for instance a
             cache written by an older version): rebuild it from the profiles.
@@ -380,13 +382,11 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
         if (why := not_a_folder(directory)) is not None:  # was the OS's bare NotADirectoryError
             raise InvalidParameter(f"{directory} names no folder of tables written by "
                                    f"to_parquet: {why}")
-        if not directory.exists():  # pyarrow's error named one file; a broken link is named
-            raise FileNotFoundError(f"{directory}: {nothing_at(directory)} (no folder of tables)")
         if days := sorted(p.name for p in directory.glob("snapshot_date=*")):
             raise InvalidParameter(f"{directory} is an export tree of {len(days)} snapshots, "
                                    "not one folder of tables: read_snapshots(path, table) "
                                    f"stacks them, read_export(path / {days[-1]!r}) the latest")
-        table_files(directory)  # an empty folder: what it holds, and what was expected
+        table_files(directory)  # none there, or an empty folder: what it holds and lacks
         frames = {name: read_table(directory, name) for name in TABLES}
         return cls(**frames, problems=problems_of(directory))
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..api.params import closest
-from ..errors import InvalidParameter, checked_keywords, quoted
+from ..errors import InvalidParameter, UnknownName, WrongType, checked_keywords, quoted
 from ..numerals import as_integer, did_you_mean_number
 from ..snapshotdays import one_row_per_ico
 
@@ -29,7 +29,6 @@ __all__ = [
     "NOTE_GID",
     "OTHER_COLOR",
     "UNKNOWN_COLOR",
-    "Refused",
     "add_note",
     "check_frame",
     "check_icos",
@@ -121,7 +120,7 @@ def own_keywords(*, draws: str, sets: tuple[str, ...]
         @functools.wraps(plot)
         def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             if len(args) > 1:  # plot(icos, ax): Python's bare TypeError named no ax=
-                raise Refused(f"{plot.__name__}() takes 1 positional argument (its data) but "
+                raise WrongType(f"{plot.__name__}() takes 1 positional argument (its data) but "
                               f"{len(args)} were given: give the Axes as ax= "
                               f"({plot.__name__}(..., ax=ax)) and the options by name")
             styles = {key: value for key, value in kwargs.items() if key not in named}
@@ -249,13 +248,8 @@ def get_axes(ax: Axes | None) -> Axes:
     from matplotlib.axes import Axes
 
     if not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+        raise WrongType(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
     return ax
-
-
-class Refused(InvalidParameter, TypeError):
-    """A plot's argument of the wrong kind: refused as every argument of the package is
-    (InvalidParameter), and a TypeError, as Python's own refusal of it was."""
 
 
 def check_frame(icos: object, name: str = "icos") -> None:
@@ -264,7 +258,7 @@ def check_frame(icos: object, name: str = "icos") -> None:
     if not isinstance(icos, pd.DataFrame):
         hint = ("; did you mean tables.icos?" if name == "icos" and isinstance(
             getattr(icos, "icos", None), pd.DataFrame) else "")
-        raise Refused(f"{name} must be a pandas DataFrame, got {type(icos).__name__}{hint}")
+        raise WrongType(f"{name} must be a pandas DataFrame, got {type(icos).__name__}{hint}")
 
 
 def check_icos(icos: pd.DataFrame, who: str) -> None:
@@ -286,7 +280,7 @@ def check_top(top: object) -> int:
 
 def column(icos: pd.DataFrame, name: str) -> pd.Series:
     if name not in icos.columns:
-        raise KeyError(f"icos has no column {name!r}; the icos table must include it")
+        raise UnknownName(f"icos has no column {name!r}; the icos table must include it")
     col = icos[name]
     if isinstance(col, pd.DataFrame):
         raise InvalidParameter(f"icos has more than one column named {name!r}")
@@ -296,14 +290,14 @@ def column(icos: pd.DataFrame, name: str) -> pd.Series:
 def numeric_column(icos: pd.DataFrame, name: str) -> np.ndarray:
     col = column(icos, name)
     if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
-        raise TypeError(f"column {name!r} must be numeric (float64), got dtype {col.dtype}")
+        raise WrongType(f"column {name!r} must be numeric (float64), got dtype {col.dtype}")
     return col.to_numpy(dtype="float64", na_value=np.nan)
 
 
 def datetime_column(icos: pd.DataFrame, name: str) -> pd.Series:
     col = column(icos, name)
     if not pd.api.types.is_datetime64_any_dtype(col):
-        raise TypeError(f"column {name!r} must be a datetime column, got dtype {col.dtype}")
+        raise WrongType(f"column {name!r} must be a datetime column, got dtype {col.dtype}")
     return col
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..errors import InvalidParameter
 from ..snapshotdays import one_row_per_ico
 from ._axes import check_frame, get_axes, own_keywords
 
@@ -74,11 +75,11 @@ def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any
     elif "log_raised" in frame.columns:
         raised = np.exp(frame["log_raised"].to_numpy(dtype=np.float64, na_value=np.nan))
     else:
-        raise ValueError("frame needs a raised (or log_raised) column")
+        raise InvalidParameter("frame needs a raised (or log_raised) column")
     for name in ("hard_cap_usd", "reached_soft_cap"):
         if name not in frame.columns:
-            raise ValueError(f"frame needs a {name} column: "
-                             "icoframes.compute_features(tables, rates=...) computes it")
+            raise InvalidParameter(f"frame needs a {name} column: "
+                                   "icoframes.compute_features(tables, rates=...) computes it")
     cap = frame["hard_cap_usd"].to_numpy(dtype=np.float64, na_value=np.nan)
     reached = frame["reached_soft_cap"].astype("boolean")
     placed = (raised > 0) & (cap > 0)  # NaN compares False

@@ -176,7 +176,7 @@ def plot_timeline(
         index = index.tz_convert("UTC").tz_localize(None)
     span = (index.max() - index.min()).days // _DAYS_PER_PERIOD[rule] + 1
     if span > _MAX_PERIODS:
-        raise ValueError(
+        raise InvalidParameter(
             f"start dates from {index.min():%Y-%m-%d} to {index.max():%Y-%m-%d} span "
             f"{span:,} periods of freq={quoted(freq)}, more than {_MAX_PERIODS:,} bars; "
             "use a longer freq or filter out stray dates"
