@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import features
 from ._version import __version__
-from .api.params import ListFilters, SortKey
+from .api.params import ListFilters, SortKey, Status
 from .cachedir.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .config import Settings, configure, get_settings, reset_configuration
 from .errors import (
@@ -144,6 +144,7 @@ __all__ = [
     "Settings",
     "SortKey",
     "StaleWarning",
+    "Status",
     "Tables",
     "UnknownMethod",
     "UnknownName",

@@ -33,7 +33,7 @@ the API carry the numeric code of the response body in ``.code`` (spec section 7
 then re-raise it.
 
 Warnings say that a result is usable but not everything it could be; all of
-them derive from :class:`IcoframesWarning` (a ``UserWarning``), so
+them derive from :class:`~icoframes.IcoframesWarning` (a ``UserWarning``), so
 ``warnings.simplefilter("error", icoframes.IcoframesWarning)`` turns them all
 into errors::
 

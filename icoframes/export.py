@@ -113,6 +113,7 @@ from typing import Any, Unpack, cast
 
 import pyarrow as pa
 
+from .api.params import Status
 from .clockguard import check_clock
 from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day
 from .daylists import (
@@ -178,7 +179,7 @@ __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
 def export_tables(
     out: str | os.PathLike[str],
     *,
-    status: str | None = None,
+    status: Status | None = None,
     snapshot: bool = False,
     refresh: Refresh = False,
     max_age: MaxAge = DEFAULT_MAX_AGE,

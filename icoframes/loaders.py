@@ -24,7 +24,7 @@ from typing import Any, Literal, Unpack, overload
 
 import pandas as pd
 
-from .api.params import ListFilters
+from .api.params import ListFilters, Status
 from .cachedir.housekeeping import (
     CacheDirInfo,
     CacheInfo,
@@ -103,7 +103,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
 
 
 @checked_keywords  # names of filters: by check_keywords; twice given: refused
-def load_list(status: str | None = None, *, refresh: Refresh = False,
+def load_list(status: Status | None = None, *, refresh: Refresh = False,
               max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
               progress: bool | None = None, max_workers: int | None = None,
               **filters: Unpack[ListFilters]) -> pd.DataFrame:
@@ -125,7 +125,7 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
 
 
 @checked_keywords
-def load_icos(status: str | None = None, *, refresh: Refresh = False,
+def load_icos(status: Status | None = None, *, refresh: Refresh = False,
               max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
               budget: int | None = None, offline: bool = False,
               progress: bool | None = None, max_workers: int | None = None,
@@ -252,7 +252,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
 
 
 @checked_keywords
-def load_tables(status: str | None = None, *, refresh: Refresh = False,
+def load_tables(status: Status | None = None, *, refresh: Refresh = False,
                 max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
                 budget: int | None = None, offline: bool = False,
                 progress: bool | None = None, max_workers: int | None = None,

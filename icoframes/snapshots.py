@@ -189,7 +189,7 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
     ------
     KeyError
         ``table`` is not a table (the message suggests the closest): an
-        :class:`~icoframes.errors.UnknownName`, an ``InvalidParameter`` too.
+        :class:`~icoframes.UnknownName`, an ``InvalidParameter`` too.
     InvalidParameter
         ``path`` names no folder (a file, a FIFO, a folder under a file): nothing is read.
     ExportNotFound

@@ -50,6 +50,7 @@ __all__ = [
     "ListFilters",
     "Param",
     "SortKey",
+    "Status",
     "YesFlag",
     "closest",
     "read_ico_id",
@@ -59,7 +60,10 @@ __all__ = [
 
 Kind = Literal["sort", "int", "ids", "strings", "status", "yes-flag"]
 
-STATUSES = ("ongoing", "upcoming", "past")
+#: A status of the list operation: a type checker refuses ``"pats"``, the runtime takes any
+#: case (``"Past"``) and refuses a misspelling with a "did you mean".
+Status = Literal["ongoing", "upcoming", "past"]
+STATUSES: tuple[Status, ...] = get_args(Status)
 
 #: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
 PAGE_SIZE = 20

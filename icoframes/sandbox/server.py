@@ -85,7 +85,7 @@ class _Settings(dict[str, Any]):
     """What ``sb.settings()`` is at run time: the dict :class:`SandboxSettings` describes,
     whose methods refuse a keyword they lack (``get(key, defualt=None)``: did you mean
     'default'?) and whose lookups of a key it lacks say which it holds, as an
-    :class:`~icoframes.errors.UnknownName` (a ``KeyError`` still), never echoing the key
+    :class:`~icoframes.UnknownName` (a ``KeyError`` still), never echoing the key
     (a secret looked up by mistake); its repr, ``items()`` and ``values()`` hide the key."""
 
     def __missing__(self, key: object) -> Never:
@@ -202,7 +202,7 @@ class Sandbox:
         notebook run twice) finds its cache. None for a ``directory`` passed in.
 
         A dict, whose methods refuse a keyword they lack and whose lookup of a key it
-        lacks says which it holds (:class:`~icoframes.errors.UnknownName`, a ``KeyError``),
+        lacks says which it holds (:class:`~icoframes.UnknownName`, a ``KeyError``),
         as every argument's refusal does; its repr shows the private key as ``<hidden>``.
         """
         return cast(SandboxSettings, _Settings(
