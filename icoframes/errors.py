@@ -145,10 +145,12 @@ class ExportNotFound(IcoframesError, FileNotFoundError):
 
 
 class ExportMismatch(IcoframesError, ValueError):
-    """A reader's folder does not hold exports as it reads them: no ``snapshot_date=``
+    """A reader's folder does not hold exports as it reads them (no ``snapshot_date=``
     folder (:func:`icoframes.read_snapshots`, :func:`icoframes.changes`), snapshots where
     :func:`icoframes.read_export` reads one export, two folders of one day, snapshots of
-    different queries compared. A ``ValueError`` too, as it was."""
+    different queries compared), or a file of it is damaged (a table file that is a symbolic
+    link or a FIFO, or whose columns differ from the schema; a ``manifest.json`` that is not
+    a JSON object). A ``ValueError`` too, as it was."""
 
 
 class APIError(IcoframesError):

@@ -184,10 +184,9 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
         An export replaced the folder during every attempt to read it.
     ExportMismatch
         A ``ValueError`` too: ``path`` is a snapshot tree (use :func:`read_snapshots`, or
-        pass one of its folders: the message names the latest).
-    ValueError
-        A file's columns differ from the schema, or a table file is no regular file (a
-        FIFO, a symbolic link: never opened, named as damaged).
+        pass one of its folders: the message names the latest); or a file's columns differ
+        from the schema, a table file is no regular file (a FIFO, a symbolic link: never
+        opened, named as damaged), or ``manifest.json`` is no JSON object.
 
     Examples
     --------

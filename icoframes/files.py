@@ -36,7 +36,7 @@ from typing import Any, BinaryIO, Final, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import CacheError
+from .errors import CacheError, ExportMismatch
 from .holders import held_or_taken, tried
 from .textdtype import neutral_text
 
@@ -146,7 +146,7 @@ def read_parquet_table(path: Path) -> pa.Table:
     """A Parquet file as an Arrow table, the file closed when this returns (not left to an
     Arrow I/O thread, as ``pq.read_table(path)`` does: the folder could not be unmounted
     right after a read). Never opened through a symbolic link nor waited on as a FIFO
-    (:func:`read_record`'s rule): ValueError naming it damaged; FileNotFoundError if absent."""
+    (:func:`read_record`'s rule): ExportMismatch naming it damaged; FileNotFoundError if absent."""
     return read_parquet_columns(path, None)[1]
 
 
@@ -394,7 +394,7 @@ def read_record(path: Path, *, cap: int = RECORD_CAP) -> bytes | None:
 
     Raises
     ------
-    ValueError
+    ExportMismatch
         Naming ``path`` as damaged: a symlink, a FIFO, a folder, a device, or over ``cap`` bytes.
     """
     try:
@@ -404,13 +404,13 @@ def read_record(path: Path, *, cap: int = RECORD_CAP) -> bytes | None:
     with os.fdopen(fd, "rb") as file:
         raw = file.read(cap + 1)
     if len(raw) > cap:
-        raise ValueError(f"{path} is damaged (over {cap} bytes)")
+        raise ExportMismatch(f"{path} is damaged (over {cap} bytes)")
     return raw
 
 
 def _open_regular(path: Path) -> int:
     """A descriptor of the regular file ``path``, opened without following a symbolic link
-    nor waiting for a FIFO's writer; ValueError naming ``path`` as damaged when it is not one."""
+    nor waiting for a FIFO's writer; ExportMismatch naming ``path`` damaged when it is not one."""
     flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
              | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     try:
@@ -418,7 +418,7 @@ def _open_regular(path: Path) -> int:
     except OSError as e:
         if e.errno != errno.ELOOP:
             raise
-        raise ValueError(f"{path} is damaged (a symbolic link: never followed)") from None
+        raise ExportMismatch(f"{path} is damaged (a symbolic link: never followed)") from None
     try:
         mode = os.fstat(fd).st_mode
     except BaseException:
@@ -426,7 +426,7 @@ def _open_regular(path: Path) -> int:
         raise
     if not stat.S_ISREG(mode):  # a folder is not even wrapped: fdopen refuses one
         os.close(fd)
-        raise ValueError(f"{path} is damaged ({_kind(mode)}, not a regular file)")
+        raise ExportMismatch(f"{path} is damaged ({_kind(mode)}, not a regular file)")
     return fd
 
 
@@ -435,16 +435,16 @@ def json_object(raw: bytes, path: Path) -> dict[str, Any]:
 
     Raises
     ------
-    ValueError
+    ExportMismatch
         Naming ``path`` as damaged: not JSON (empty, truncated, nested too deep), not
         UTF-8, or JSON but not an object (``[1]``, ``5``).
     """
     try:
         value = json.loads(raw)
     except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
-        raise ValueError(f"{path} is damaged (not JSON: {e})") from None
+        raise ExportMismatch(f"{path} is damaged (not JSON: {e})") from None
     except RecursionError:  # "[" * 200000: nested deeper than the parser recurses
-        raise ValueError(f"{path} is damaged (JSON nested too deep to read)") from None
+        raise ExportMismatch(f"{path} is damaged (JSON nested too deep to read)") from None
     if not isinstance(value, dict):
-        raise ValueError(f"{path} is damaged (JSON, but not an object: {type(value).__name__})")
+        raise ExportMismatch(f"{path} is damaged (JSON, but not an object: {type(value).__name__})")
     return value

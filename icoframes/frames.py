@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .errors import ExportMismatch, InvalidParameter, WrongType
 from .schema import Column, TableSchema
 from .textdtype import is_text_dtype, text_from_arrow
 
@@ -28,11 +29,13 @@ ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"roadmap": ("precision",), "problem
 
 
 def check_frame(table: TableSchema, frame: object) -> None:
-    """Raise ValueError unless ``frame`` has exactly the columns and dtypes of ``table``."""
+    """Raise InvalidParameter (a ValueError) unless ``frame`` has exactly the columns and
+    dtypes of ``table``: WrongType for no DataFrame at all."""
     if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"{table.name}: expected a DataFrame, got {type(frame).__name__}")
+        raise WrongType(f"{table.name}: expected a DataFrame, got {type(frame).__name__}")
     if list(frame.columns) != table.names:
-        raise ValueError(f"{table.name}: columns {list(frame.columns)} != schema {table.names}")
+        raise InvalidParameter(f"{table.name}: columns {list(frame.columns)} != schema "
+                               f"{table.names}")
     dtypes = frame.dtypes.to_numpy()  # once: each access of frame.dtypes builds a Series
     wrong = {
         c.name: str(dtype)
@@ -40,7 +43,7 @@ def check_frame(table: TableSchema, frame: object) -> None:
         if dtype != c.dtype and not (c.kind == "text" and is_text_dtype(dtype))
     }
     if wrong:
-        raise ValueError(f"{table.name}: columns with undeclared dtypes: {wrong}")
+        raise InvalidParameter(f"{table.name}: columns with undeclared dtypes: {wrong}")
 
 
 
@@ -64,9 +67,9 @@ def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd
 
     Raises
     ------
-    ValueError
-        If the columns or their types differ from the schema, or an int or bool
-        column holds nulls.
+    ExportMismatch
+        A ``ValueError`` too: the columns or their types differ from the schema, or an int
+        or bool column holds nulls.
 
     Examples
     --------
@@ -74,19 +77,20 @@ def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd
     >>> arrow = pa.table({"filter": ["type"], "id": [3], "name": ["ICO"]})
     >>> frame_from_arrow(FILTERS, arrow, source="example").dtypes["id"]
     Int64Dtype()
-    >>> frame_from_arrow(FILTERS, arrow.set_column(1, "id", pa.array([3.0])), source="x")
+    >>> floats = arrow.set_column(1, "id", pa.array([3.0]))
+    >>> frame_from_arrow(FILTERS, floats, source="x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: x: columns of other types than the filters schema: {'id': 'double'}
+    icoframes.errors.ExportMismatch: x: columns of other types than the filters schema: {'id'...
     """
     if table.schema.names != schema.names:
-        raise ValueError(_other_columns(schema, table.schema, source))
+        raise ExportMismatch(_other_columns(schema, table.schema, source))
     wrong = {f.name: str(f.type) for f, want in zip(table.schema, schema.arrow_schema(),
                                                     strict=True)
              if _plain(f.type) != _plain(want.type)}
     if wrong:
-        raise ValueError(f"{source}: columns of other types than the {schema.name} schema: "
-                         f"{wrong}")
+        raise ExportMismatch(f"{source}: columns of other types than the {schema.name} "
+                             f"schema: {wrong}")
     columns = {c.name: _from_arrow(c, table.column(c.name), source) for c in schema.columns}
     frame = pd.DataFrame(columns)
     check_frame(schema, frame)
@@ -151,7 +155,7 @@ def _plain(kind: pa.DataType) -> pa.DataType:
 def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
     kind = column.kind
     if kind in ("int", "bool") and data.null_count:
-        raise ValueError(f"{source}: column {column.name} holds nulls but is declared {kind}")
+        raise ExportMismatch(f"{source}: column {column.name} holds nulls but is declared {kind}")
     if kind == "text":
         return text_from_arrow(data.cast(column.arrow_type))
     if kind in ("Int", "utc"):

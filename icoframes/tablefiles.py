@@ -38,8 +38,8 @@ def read_table(directory: str | os.PathLike[str], name: str,
     ------
     KeyError
         If ``name`` is not a table of ``schema.TABLES`` (or ``"problems"``).
-    FileNotFoundError, ValueError
-        As for :meth:`Tables.read_parquet`.
+    ExportNotFound, ExportMismatch
+        As for :meth:`Tables.read_parquet` (a ``FileNotFoundError`` and a ``ValueError``).
     """
     if name == PROBLEMS.name:
         return _picked(read_problems(Path(directory) / f"{name}.parquet"), columns)

@@ -88,8 +88,9 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
 
     Raises
     ------
-    ValueError
-        If a frame's columns or dtypes differ from the schema.
+    InvalidParameter
+        A ``ValueError`` too: a frame's columns or dtypes differ from the schema (a
+        :class:`~icoframes.WrongType` when it is no DataFrame).
 
     Examples
     --------
@@ -370,9 +371,10 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
             export tree of snapshots (:func:`icoframes.read_snapshots` reads those).
         ExportNotFound
             ``directory`` is not there, or holds no table file (a ``FileNotFoundError`` too).
-        ValueError
-            If a file's columns differ from the current schema (for instance a
-            cache written by an older version): rebuild it from the profiles.
+        ExportMismatch
+            A ``ValueError`` too: a file's columns differ from the current schema (for
+            instance a cache written by an older version: rebuild it from the profiles),
+            or a table file is no regular file (a FIFO, a symbolic link: never opened).
 
         Examples
         --------

@@ -113,7 +113,7 @@ def test_readers_name_a_table_that_is_a_fifo_or_a_link_and_never_open_it(sb, tmp
     _plant(day / "icos.parquet", kind, elsewhere)
     said = json.loads(_child(_READERS, str(out), str(day)).stdout)
     what = "a FIFO, not a regular file" if kind == "fifo" else "a symbolic link: never followed"
-    damaged = f"ValueError: {day / 'icos.parquet'} is damaged ({what})"
+    damaged = f"ExportMismatch: {day / 'icos.parquet'} is damaged ({what})"
     assert said == {"read_snapshots": damaged, "changes": damaged, "read_export": damaged,
                     "read_parquet": damaged, "snapshot_info": "read"}
     assert (day / "icos.parquet").is_symlink() == (kind == "link")

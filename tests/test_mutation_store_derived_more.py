@@ -105,7 +105,7 @@ def test_a_table_file_of_another_schema_is_said_unreadable_in_full_and_rebuilt(
     path = cache.tables_dir / "icos.parquet"
     pd.DataFrame({"id": [1], "name": ["Other"]}).to_parquet(path, index=False)
     said = (rf"^icoframes cache tables in {re.escape(str(cache.tables_dir))} are unreadable "
-            rf"\(ValueError: {re.escape(str(path))}: columns \['id', 'name'\] differ from the "
+            rf"\(ExportMismatch: {re.escape(str(path))}: columns \['id', 'name'\] differ from the "
             r"icos schema .*\); they are rebuilt from the stored profiles$")
     for read in (lambda: derived.table("icos"), lambda: derived.tables().icos):
         pd.DataFrame({"id": [1], "name": ["Other"]}).to_parquet(path, index=False)

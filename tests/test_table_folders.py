@@ -71,7 +71,7 @@ def test_a_problems_file_that_is_no_regular_file_is_damage_named(written, target
         os.mkfifo(path)
     else:
         path.symlink_to(target)
-    damaged = f"ValueError: {path} is damaged ({what})"
+    damaged = f"ExportMismatch: {path} is damaged ({what})"
     assert _readers(written) == {"read_parquet": damaged, "read_export": damaged}
     assert path.is_symlink() == (target is not None)  # left as it was
 
