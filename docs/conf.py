@@ -138,6 +138,27 @@ def _remove_scratch(*_: object) -> None:
 atexit.register(_remove_scratch)
 
 
+def _declared_comment(app: Sphinx, what: str, name: str, obj: object, options: object,
+                      lines: list[str]) -> None:
+    """The ``#:`` comment of a type alias re-exported by ``icoframes`` (``Status``,
+    ``SortKey``), read where it is declared: autodoc looks for it in ``icoframes``
+    itself, where the name is only imported, and its page said "alias of" alone."""
+    if what != "data" or any(lines) or not name.startswith("icoframes."):
+        return
+    from sphinx.pycode import ModuleAnalyzer
+
+    short = name.rpartition(".")[2]
+    for modname, module in sorted(sys.modules.items()):
+        if modname.startswith("icoframes.") and getattr(module, short, None) is obj:
+            comment = ModuleAnalyzer.for_module(modname).find_attr_docs().get(("", short))
+            if comment:
+                lines[:] = [*comment, ""]
+                return
+
+
 def setup(app: Sphinx) -> None:
-    """Remove the scratch folder when the build ends."""
+    """Remove the scratch folder when the build ends; give re-exported aliases their
+    comments."""
     app.connect("build-finished", _remove_scratch)
+    # before numpydoc's handler (priority 500), which reads the lines as a docstring
+    app.connect("autodoc-process-docstring", _declared_comment, priority=400)

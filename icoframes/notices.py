@@ -81,5 +81,3 @@ def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
         frame, level = frame.f_back, level + 1
     if not held_back(message, category, frame or sys._getframe(level - 2)):
         warnings.warn(message, category, stacklevel=level - (frame is None))
-
-

@@ -60,8 +60,12 @@ __all__ = [
 
 Kind = Literal["sort", "int", "ids", "strings", "status", "yes-flag"]
 
-#: A status of the list operation: a type checker refuses ``"pats"``, the runtime takes any
-#: case (``"Past"``) and refuses a misspelling with a "did you mean".
+#: A status of the list operation, the type of ``status`` (``load_list``, ``load_icos``,
+#: ``load_tables``, ``export_tables``): a type checker refuses ``"pats"``, and a plain
+#: ``str`` too. The runtime takes any case (``"Past"``, sent as ``"past"``) and refuses a
+#: misspelling with a "did you mean". A status held in a ``str`` variable (argparse, a
+#: config file, an environment variable) is annotated ``Status`` or passed as
+#: ``typing.cast(icoframes.Status, value)``: the runtime still checks it.
 Status = Literal["ongoing", "upcoming", "past"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 

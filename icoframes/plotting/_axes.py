@@ -121,8 +121,8 @@ def own_keywords(*, draws: str, sets: tuple[str, ...]
         def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             if len(args) > 1:  # plot(icos, ax): Python's bare TypeError named no ax=
                 raise WrongType(f"{plot.__name__}() takes 1 positional argument (its data) but "
-                              f"{len(args)} were given: give the Axes as ax= "
-                              f"({plot.__name__}(..., ax=ax)) and the options by name")
+                                f"{len(args)} were given: give the Axes as ax= "
+                                f"({plot.__name__}(..., ax=ax)) and the options by name")
             styles = {key: value for key, value in kwargs.items() if key not in named}
             for key in styles:  # never the value: it may be a secret under a wrong name
                 _check_style(plot.__name__, key, own, draws, sets)
