@@ -89,8 +89,7 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
     Raises
     ------
     InvalidParameter
-        A ``ValueError`` too: a frame's columns or dtypes differ from the schema (a
-        :class:`~icoframes.WrongType` when it is no DataFrame).
+        A ``ValueError``: a frame's columns or dtypes differ from the schema (WrongType: no frame).
 
     Examples
     --------
@@ -372,9 +371,8 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
         ExportNotFound
             ``directory`` is not there, or holds no table file (a ``FileNotFoundError`` too).
         ExportMismatch
-            A ``ValueError`` too: a file's columns differ from the current schema (for
-            instance a cache written by an older version: rebuild it from the profiles),
-            or a table file is no regular file (a FIFO, a symbolic link: never opened).
+            A ``ValueError`` too: a table file is no regular file (a FIFO, a symbolic link),
+            or its columns differ from the schema (a cache of an older version: rebuild it).
 
         Examples
         --------
