@@ -1,11 +1,13 @@
 """An age argument (``max_age``, ``profile_max_age``, ``older_than``, ``rate_max_age``): one rule.
 
 A timedelta, a pandas Timedelta, a NumPy timedelta64 with a unit, or a real number of
-seconds (never a bool) that a timedelta holds, written as text too by the one rule of
-numbers as text (:func:`~icoframes.numerals.number_text`: ``" 3 "`` is 3 seconds, as
-``budget=" 3 "`` is 3 and ``--max-age 3`` 3 seconds); infinity, NaN, NaT and the negative are
-no age. :func:`as_age` reads one, :func:`age_hint` says what a refused one most likely
-meant (moved here from :mod:`icoframes.files`, whose file primitives they are not).
+seconds (never a bool) that a timedelta holds. Text is read one way: text writing a number
+is that number, so seconds, by the one rule of numbers as text
+(:func:`~icoframes.numerals.number_text`: ``" 3 "`` is 3 seconds, as ``budget=" 3 "`` is 3
+and ``--max-age 3`` 3 seconds); other text is a duration with its unit, as
+:class:`pandas.Timedelta` reads it (``"7D"``, ``"12h"``, ``"90min"``, ``"1 day 6h"``,
+``"P7D"``: :func:`duration_text`). Infinity, NaN, NaT and the negative are no age.
+:func:`as_age` reads one, :func:`age_hint` says what a refused one most likely meant.
 """
 
 from __future__ import annotations
@@ -13,13 +15,19 @@ from __future__ import annotations
 import datetime as dt
 import math
 import numbers
+import re
+import warnings
+from typing import Final
 
 import numpy as np
 import pandas as pd
 
 from .numerals import TOO_MANY_SECONDS, did_you_mean_number, number_text
 
-__all__ = ["LEAST_AGE", "age_hint", "as_age", "numpy_duration"]
+__all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "duration_text", "numpy_duration"]
+
+#: What an age argument takes, as its refusals say it.
+AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', or seconds"
 
 
 def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
@@ -49,13 +57,45 @@ def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
 LEAST_AGE = dt.timedelta(microseconds=1)
 
 
+def duration_text(text: str) -> pd.Timedelta | None:
+    """``text`` as a duration written with its unit, as :class:`pandas.Timedelta` reads it
+    (``"7D"``, ``"12h"``, ``"1 day 6h"``, ``"00:30:00"``, ``"P7D"``), or None: for text
+    writing a number alone (its unit is the argument's: seconds, :func:`as_age`; pandas
+    would read nanoseconds), text pandas refuses (``"1M"``: a month has no fixed length),
+    NaT, and an ISO duration of months or years (``"P1M"``, a month, is a minute to pandas).
+
+    Examples
+    --------
+    >>> duration_text("7D"), duration_text(" 12h "), duration_text("1 day 6h")
+    (Timedelta('7 days 00:00:00'), Timedelta('0 days 12:00:00'), Timedelta('1 days 06:00:00'))
+    >>> duration_text("7"), duration_text("1M"), duration_text("P1M"), duration_text("NaT")
+    (None, None, None, None)
+    """
+    word = str(text).strip()  # str(): pandas 2.2's parser takes an exact str only
+    if not _UNIT.search(word) or _ISO_MONTHS.match(word):
+        return None
+    try:
+        with warnings.catch_warnings():  # "7d", "12H": pandas reads them, warning that a
+            warnings.simplefilter("ignore")  # later pandas will not (age_hint's case then)
+            duration = pd.Timedelta(word)
+    except (ValueError, OverflowError):
+        return None
+    return None if pd.isna(duration) else duration
+
+
+# a unit (a letter, or hh:mm:ss's colon): without one, text writes a number (numerals' rule)
+_UNIT = re.compile(r"[A-Za-z:]")
+_ISO_MONTHS = re.compile(r"[+-]?P[^T]*[YM]", re.IGNORECASE)
+
+
 def as_age(value: object) -> dt.timedelta | None:
     """``value`` as an age of 0 or more, or None when it is none.
 
     A timedelta (a pandas Timedelta, a NumPy timedelta64 with a unit: see
     :func:`numpy_duration`), or a real number of seconds (a NumPy number or a
-    Fraction too; never a bool) that a timedelta holds, or text writing one in ASCII
-    digits (:func:`~icoframes.numerals.number_text`, as every number given as text):
+    Fraction too; never a bool) that a timedelta holds, or text: writing a number in
+    ASCII digits, that many seconds (:func:`~icoframes.numerals.number_text`, as every
+    number given as text), else a duration with its unit (:func:`duration_text`):
     infinity, NaN, NaT, the negative, and a positive age shorter than :data:`LEAST_AGE`
     (held as 0, it would mean "always stale") are no age.
 
@@ -63,15 +103,18 @@ def as_age(value: object) -> dt.timedelta | None:
     --------
     >>> as_age(90), as_age(np.int64(90)), as_age(np.timedelta64(90, "s"))
     (datetime.timedelta(seconds=90), datetime.timedelta(seconds=90), datetime.timedelta(seconds=90))
-    >>> as_age(" 90 "), as_age("+1.5e2"), as_age("\u0669\u0660"), as_age("90s"), as_age("-1")
+    >>> as_age(" 90 "), as_age("+1.5e2"), as_age("\u0669\u0660"), as_age("-1"), as_age("-1D")
     (datetime.timedelta(seconds=90), datetime.timedelta(seconds=150), None, None, None)
+    >>> as_age("90s"), as_age("7D"), as_age("1 day 6h")
+    (Timedelta('0 days 00:01:30'), Timedelta('7 days 00:00:00'), Timedelta('1 days 06:00:00'))
     >>> as_age(True), as_age(float("inf")), as_age(-1), as_age(np.timedelta64(90))
     (None, None, None, None)
     >>> as_age(0), as_age(1e-7), as_age(np.timedelta64(1, "ns")), as_age(pd.Timedelta("1ns"))
     (datetime.timedelta(0), None, None, None)
     """
     if isinstance(value, str):  # " 3 ": 3 seconds, as budget=" 3 " is 3 (numerals' one rule)
-        value = number_text(value)
+        number = number_text(value)
+        value = number if number is not None else duration_text(value)  # "7D": pandas'
     if _too_short(value):
         return None
     if isinstance(value, np.timedelta64):
@@ -119,13 +162,21 @@ def age_hint(value: object) -> str:
 
     Examples
     --------
-    >>> age_hint("9_0"), age_hint(" 1 day "), age_hint("soon"), age_hint("-1D"), age_hint(90)
-    ('; did you mean 90?', "; did you mean pd.Timedelta('1 day')?", '', '', '')
+    >>> age_hint("9_0"), age_hint("2 weeks"), age_hint("soon"), age_hint(90)
+    ('; did you mean 90?', "; did you mean '2W'?", '', '')
+    >>> for text in ("1 M", "P1Y"):
+    ...     print(age_hint(text).strip())
+    (a month has no fixed length); did you mean '30D'?
+    (a year has no fixed length); did you mean '365D'?
     >>> age_hint(1e308) == age_hint("1e308"), age_hint(1e308), age_hint(float("inf"))
     (True, ' (more seconds than a timedelta holds: below 8.64e+13)', '')
+    >>> age_hint("1ns"), age_hint("-1D")
+    (' (a positive age shorter than a microsecond, which an age would hold as 0)', '')
     """
     if isinstance(value, str) and (seconds := number_text(value)) is not None:
         return age_hint(seconds)  # text read as its number: refused for that number's reason
+    if isinstance(value, str) and (duration := duration_text(value)) is not None:
+        return age_hint(duration)  # "1ns", "-1D": refused for that duration's reason
     if _too_short(value):
         return " (a positive age shorter than a microsecond, which an age would hold as 0)"
     if not isinstance(value, str):
@@ -136,10 +187,34 @@ def age_hint(value: object) -> str:
     # "\u0663", "1_000": the number Python reads (ASCII digits only here), whole if it is one
     meant = did_you_mean_number(value, low=0, high=TOO_MANY_SECONDS - 1) or did_you_mean_number(
         value, whole=False, low=0, high=TOO_MANY_SECONDS - 1)
-    if meant:
-        return meant
-    try:  # str(): pandas 2.2's parser takes an exact str only
-        age = pd.Timedelta(str(value).strip())
-    except (ValueError, OverflowError):
+    return meant or _unit_hint(value)
+
+
+#: Units pandas does not read, to the one it does (a week: "W"); months and years (of no
+#: fixed length) to their days, the length a reader most likely means ("1M": "30D").
+_UNIT_WORDS: Final = {"w": "W", "wk": "W", "wks": "W", "week": "W", "weeks": "W",
+                      "hrs": "h", "hour": "h", "hours": "h", "mins": "min", "secs": "s",
+                      "t": "min", "l": "ms", "u": "us", "n": "ns"}
+_FIXED_DAYS: Final = {"month": 30, "year": 365}
+_LONG_UNITS: Final = {"m": "month", "mo": "month", "mos": "month", "month": "month",
+                      "months": "month", "y": "year", "yr": "year", "yrs": "year",
+                      "year": "year", "years": "year"}
+_NUMBER_UNIT = re.compile(r"\+?P?(\d+(?:\.\d+)?)\s*([A-Za-z]+)")
+
+
+def _unit_hint(text: str) -> str:
+    """The "did you mean" of a duration in a unit pandas does not read: ``"2 weeks"``,
+    ``"1 month"`` or ``"P1Y"`` (ISO, which pandas reads as a minute for "P1M"), ``"7T"``;
+    or in a case a later pandas no longer reads (``"7d"``)."""
+    word = text.strip()
+    found = _NUMBER_UNIT.fullmatch(word)
+    if found is None:
         return ""
-    return f"; did you mean pd.Timedelta({value.strip()!r})?" if age >= pd.Timedelta(0) else ""
+    number, unit = float(found[1]), found[2]
+    if (long := _LONG_UNITS.get(unit.casefold())) is not None:  # "1m" is read: minutes
+        return (f" (a {long} has no fixed length); did you mean "
+                f"'{number * _FIXED_DAYS[long]:g}D'?")
+    for meant in (_UNIT_WORDS.get(unit.casefold()), unit.upper(), unit.lower()):
+        if meant and duration_text(f"{number:g}{meant}") is not None:
+            return f"; did you mean '{number:g}{meant}'?"
+    return ""

@@ -200,7 +200,7 @@ def export_tables(
         expanded; a shell variable (``"$HOME/x"``) is refused, with the path it names.
     status, refresh, profile_max_age, budget, max_workers, progress, **filters
         As for :func:`icoframes.load_tables`.
-    max_age : timedelta or seconds, default one day
+    max_age : timedelta, str or seconds, default one day
         A cached list is used only when it was fetched during the current UTC
         day and is younger than this; otherwise it is re-paged (so a daily cron
         export always holds that day's lists). ``None``: cached lists never expire

@@ -30,7 +30,15 @@ import pandas as pd
 
 from .errors import InvalidParameter, WrongType, check_flags, warn
 from .moments import as_naive_utc
-from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
+from .money import (
+    NOT_GIVEN,
+    RATE_MAX_AGE,
+    Quote,
+    RateMaxAge,
+    rate_age,
+    renamed_rate_max_age,
+    to_usd,
+)
 from .parse.units import FIAT_CODES, canonical_unit
 from .queries import checked_keywords
 from .schema import TEXT_DTYPE
@@ -152,7 +160,7 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
 @checked_keywords
 def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
                      as_of: object = None,
-                     rate_max_age: str | pd.Timedelta | np.timedelta64 | None = RATE_MAX_AGE,
+                     rate_max_age: RateMaxAge = RATE_MAX_AGE,
                      quote: Quote | None = None, max_age: object = NOT_GIVEN) -> pd.DataFrame:
     """One row per ICO with the variables ICO studies use, each defined in
     :data:`~icoframes.features.FEATURES`.
@@ -170,9 +178,9 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
         ``numpy.datetime64``, or text: an ISO date with a 4-digit year
         (``"2018-06-01"``, ``"2018-06-01 12:00"``), or ``"now"``/``"today"`` (this moment,
         UTC, not midnight); other text is refused.
-    rate_max_age : str or Timedelta or numpy.timedelta64 or None, default ``"7D"``
-        Passed to :func:`icoframes.to_usd`: the oldest rate accepted before a date,
-        with a unit.
+    rate_max_age : str or Timedelta or numpy.timedelta64 or float or None, default ``"7D"``
+        Passed to :func:`icoframes.to_usd`: the oldest rate accepted before a date, a
+        duration (``"7D"``, ``"12h"``) or seconds of a day or more.
     quote : {"usd_per_unit", "units_per_usd"}, optional
         Passed to :func:`icoframes.to_usd`: the direction of wide rates' bare
         currency columns.

@@ -72,8 +72,9 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     ----------
     refresh : bool, default False
         Ask the service again even if a cached copy is fresh.
-    max_age : timedelta or seconds, default one day
-        How old a cached copy may be; ``None`` means it never expires.
+    max_age : timedelta, str or seconds, default one day
+        How old a cached copy may be (``"12h"``, 3600: :mod:`icoframes.ages`); ``None``
+        means it never expires.
     offline : bool, default False
         Use the cache only; raise :class:`NotCached` when it has no copy.
         Refused (:class:`InvalidParameter`) with ``refresh=True`` or a ``max_age``
@@ -144,11 +145,13 @@ def load_icos(status: Status | None = None, *, refresh: Refresh = False,
         profiles that are new, whose summary (name, score, raised) or listed
         status changed, or that have fallen due (see ``profile_max_age``; one
         request each). ``"all"`` re-fetches every profile (one request per ICO).
-    max_age : timedelta or seconds, default one day
+    max_age : timedelta, str or seconds, default one day
         A cached list older than this is re-paged, as with ``refresh=True``
-        (``None``: cached lists never expire). A list that came back partial is
+        (``None``: cached lists never expire). A duration (``"7D"``, ``"12h"``,
+        ``pd.Timedelta``, ``timedelta``) or seconds (3600, as text too): every age
+        argument reads one so (:mod:`icoframes.ages`). A list that came back partial is
         re-paged by the next call whatever its age.
-    profile_max_age : timedelta, seconds or mapping by status, optional
+    profile_max_age : timedelta, str, seconds or mapping by status, optional
         How old a profile may be when its list is re-paged. Default: ongoing
         1 day, upcoming 7 days, past 90 days
         (``icoframes.fetch.policy.PROFILE_MAX_AGE``); a mapping overrides the
@@ -374,7 +377,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False,
 @checked_keywords
 def prune_cache(older_than: dt.timedelta | float | int, *, ledgers: bool = False,
                 cache_dir: str | os.PathLike[str] | None = None) -> CacheReport:
-    """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
+    """Delete what no load used for longer than ``older_than`` (a timedelta, ``"30D"``, seconds).
 
     Service folders of the cache dir unused for longer go whole; in the others,
     list results fetched before then (the next load re-pages them, even with

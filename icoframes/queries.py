@@ -18,10 +18,9 @@ order are one cache entry.
 
 from __future__ import annotations
 
-import difflib
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,11 +29,11 @@ from .api.params import (
     ID_LIST_PARAMS,
     LIST_PARAMS,
     STATUSES,
-    TICKER,
     closest,
     refuse_misreading,
     validate_list_params,
 )
+from .currencyfilter import tickers
 from .errors import (
     InvalidParameter,
     NoMatchWarning,
@@ -45,6 +44,7 @@ from .errors import (
     quoted,
     warn,
 )
+from .joinedlists import list_hint
 from .numerals import (
     INT64_MAX,
     as_integer,
@@ -55,7 +55,6 @@ from .numerals import (
     python_number,
 )
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
-from .parse.units import UNIT_ALIASES
 
 __all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_keywords",
            "check_load_arguments", "checked_keywords", "combined_sort", "keywords_of", "read_once",
@@ -70,11 +69,6 @@ DATED_KEYS = ("start_datetime", "end_datetime")
 # other names of a filter's values, for the suggestion when one is not the filter set's
 _OTHER_NAMES = {"platform": PLATFORM_FAMILIES, "location": COUNTRY_NAMES,
                 "exclude_areas": COUNTRY_NAMES}
-
-# every spelling of the unit alias table (and each code itself) -> the ticker sent
-_CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
-             for spelling in (code, *spellings)}
-
 
 def build_queries(status: str | None, filters: Mapping[str, Any],
                   filter_set: Callable[[], pd.DataFrame], *,
@@ -128,12 +122,18 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     check_keywords(filters, keywords)  # page too
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
-        params["accepted_currencies"] = _tickers(params["accepted_currencies"])
+        params["accepted_currencies"] = tickers(params["accepted_currencies"],
+                                                _values(params["accepted_currencies"]))
     for key in ID_LIST_PARAMS:  # an empty name would cost the filter set to be refused
         if params.get(key) is not None and any(isinstance(v, str) and not v.strip()
                                                for v in _values(params[key])):
             raise InvalidParameter(f"invalid list parameter {key}={quoted(params[key])}: "
                                    "must be ids or names, not an empty string")
+        for v in _values(params.get(key)):  # "1, 2": ids pasted as one, no name to look up
+            if hint := list_hint(v, lambda part: None if _is_name(part) else as_integer(part),
+                                 spaces=True):  # (an id out of range: refused when given)
+                raise InvalidParameter(f"invalid list parameter {key}={quoted(params[key])}: "
+                                       f"{quoted(v)} is no id nor name{hint}")
     # Check everything that can be checked without the filter set first,
     # standing in a valid id for names, so a typo costs no request.
     placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
@@ -378,56 +378,12 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
         suggestions = [by_folded[c] for c in closest(value.strip().casefold(), by_folded)]
     hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
+    # "Singapore, USA": the list pasted as one value, never its first part alone
+    spelled = {n.strip().casefold(): n for n in names}
+    hint = list_hint(value, lambda part: spelled.get(part.casefold()) if place else (
+        as_integer(part) if not _is_name(part) else spelled.get(part.casefold()))) or hint
     raise InvalidParameter(f"unknown {key if place else key + ' name'} {quoted(value)}{hint} (see "
                            f"the {'location' if place else key} rows of icoframes.load_filters())")
-
-
-#: Texts that spell nothing (str(None), str(NaN) or str(NaT) of a pandas-read config, JSON's
-#: null, Ruby's nil, undefined): sent as the tickers NONE, NAN, ..., a list filtered to no ICO.
-_NOTHING: Final = frozenset({"none", "null", "nan", "nat", "nil", "undefined"})
-
-
-def _tickers(value: Any) -> Any:
-    """Currencies as the tickers sent: names through the unit alias table, tickers as given.
-
-    A value that is neither a ticker nor a known name, or a ticker-shaped word
-    that is a misspelled name (``"Etherium"``), is refused with a suggestion.
-    Values that are not strings are left to :func:`validate_list_params`.
-    """
-    items = _values(value)
-    if not items or not all(isinstance(item, str) and item.strip() for item in items):
-        return value  # validate_list_params refuses it, as given
-    out = []
-    for item in items:
-        folded = " ".join(item.split()).casefold()
-        if folded in _NOTHING:  # str(None), str(NaN) of a config or a form: no currency
-            raise InvalidParameter(
-                f"invalid list parameter accepted_currencies={quoted(value)}: {quoted(item)} is "
-                "no currency; " + ("did you mean None (no filter on currencies)?"
-                                   if isinstance(value, str) else "leave it out"))
-        code = _CURRENCY.get(folded)
-        if code is not None:
-            out.append(code)
-            continue
-        near = _near_currency(folded)
-        if TICKER.fullmatch(item.strip()) and not (len(folded) >= 6 and near):
-            out.append(item)
-            continue
-        hint = f"; did you mean {near!r}?" if near else ""
-        raise InvalidParameter(
-            f"invalid list parameter accepted_currencies={quoted(value)}: takes currency tickers "
-            "(2 to 10 letters or digits, like 'ETH' or 'USDT') or the names of "
-            f"icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {quoted(item)} is not "
-            f"one{hint}")
-    return out
-
-
-def _near_currency(folded: str) -> str | None:
-    """The ticker of the currency name ``folded`` most likely misspells, if one is close."""
-    scored = [(difflib.SequenceMatcher(None, folded, name).ratio(), name)
-              for name in _CURRENCY if len(name) >= 5]
-    score, name = max(scored)
-    return _CURRENCY[name] if score >= 0.8 else None
 
 
 def _values(value: Any) -> list[Any]:

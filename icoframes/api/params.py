@@ -23,6 +23,7 @@ from typing import Any, Final, Literal, TypeAlias, TypedDict, get_args
 import numpy as np
 
 from ..errors import InvalidParameter, closest
+from ..joinedlists import list_hint
 from ..numerals import (
     INT64_MAX,
     as_integer,
@@ -245,8 +246,17 @@ def _int(param: Param, value: Any) -> int:
 
 
 def _ids(param: Param, value: Any) -> list[int]:
-    return [_int_in(param.name, v, 1, MAX_ID, what="ids (positive integers)")
-            for v in _as_list(param.name, value)]
+    items = _as_list(param.name, value)
+    for item in items:  # "1, 2": a list pasted as one value
+        if hint := list_hint(item, _one_id, spaces=True):
+            raise _invalid(param.name, value, f"must be ids (positive integers){hint}")
+    return [_int_in(param.name, v, 1, MAX_ID, what="ids (positive integers)") for v in items]
+
+
+def _one_id(part: str) -> int | None:
+    """The id a part of a pasted list (``"1, 2"``) writes, if it writes one."""
+    number = as_integer(part)
+    return number if number is not None and 1 <= number <= MAX_ID else None
 
 
 def _strings(param: Param, value: Any) -> list[str]:
@@ -257,9 +267,11 @@ def _strings(param: Param, value: Any) -> list[str]:
     if not param.tickers:
         return list(items)
     for item in items:
-        if not TICKER.fullmatch(item.strip()):
+        if not TICKER.fullmatch(item.strip()):  # "ETH,BTC": a list pasted as one value
+            hint = list_hint(item, lambda part: part.upper() if TICKER.fullmatch(part)
+                             else None, spaces=True)
             raise _invalid(param.name, value, "takes currency tickers (2 to 10 letters or "
-                           f"digits, like 'ETH' or 'USDT'); {quoted(item)} is not one")
+                           f"digits, like 'ETH' or 'USDT'); {quoted(item)} is not one{hint}")
     return [item.strip().upper() for item in items]
 
 

@@ -26,7 +26,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..ages import age_hint, as_age
+from ..ages import AGE_FORMS, age_hint, as_age
 from ..errors import InvalidParameter, quoted
 from ..files import locked, utcnow
 from ..reporting import AsDict
@@ -372,7 +372,7 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     age = as_age(older_than)
     if age is None:
         raise InvalidParameter(
-            f"older_than must be a timedelta or seconds, 0 or more; got {quoted(older_than)}"
+            f"older_than must be {AGE_FORMS}, 0 or more; got {quoted(older_than)}"
             + age_hint(older_than))
     now = utcnow() if now is None else now
     # nothing here is older than 1970, and a longer age would take now below datetime.min

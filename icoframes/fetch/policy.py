@@ -48,7 +48,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from ..ages import age_hint, as_age
+from ..ages import AGE_FORMS, age_hint, as_age
 from ..api.params import STATUSES
 from ..errors import InvalidParameter, quoted
 
@@ -121,7 +121,7 @@ def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None
     """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
     if max_age is None:
         return None
-    return _age(max_age, "max_age must be a timedelta, seconds or None, got")
+    return _age(max_age, f"max_age must be {AGE_FORMS} (None: never expires); got")
 
 
 def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
@@ -203,7 +203,7 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
     return ages
 
 
-def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, seconds, "
+def _age(value: Any, refusal: str = (f"profile_max_age must be {AGE_FORMS}, "
                                       "or a mapping of them by status; got")) -> dt.timedelta:
     """An age of at least 0 (see :func:`~icoframes.ages.as_age`), or InvalidParameter.
 

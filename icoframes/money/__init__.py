@@ -21,7 +21,6 @@ exactly its unit, and one without a rate, a unit or a date is missing and report
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
@@ -29,13 +28,12 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from ..ages import numpy_duration
 from ..errors import InvalidParameter, did_you_mean, quoted, warn
-from ..numerals import number_text
 from ..parse.units import FIAT_CODES, UNIT_ALIASES, canonical_units
 from ..queries import checked_keywords
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
+from .rateage import RateMaxAge, rate_age
 
 __all__ = [
     "AMOUNT_UNITS",
@@ -44,6 +42,7 @@ __all__ = [
     "QUOTES",
     "RATE_MAX_AGE",
     "Quote",
+    "RateMaxAge",
     "check_magnitudes",
     "conversion_dates",
     "normalize_rates",
@@ -89,9 +88,8 @@ class _NotGiven:
 NOT_GIVEN: Final = _NotGiven()
 
 
-def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | np.timedelta64 | None,
-                         max_age: object, function: str
-                         ) -> str | pd.Timedelta | np.timedelta64 | None:
+def renamed_rate_max_age(rate_max_age: RateMaxAge, max_age: object, function: str
+                         ) -> RateMaxAge:
     """``rate_max_age``, or the deprecated ``max_age`` with a FutureWarning."""
     if max_age is NOT_GIVEN:
         return rate_max_age
@@ -102,39 +100,6 @@ def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | np.timedelta64 | Non
     warn(f"{function}(max_age=...) is now {function}(rate_max_age=...): max_age is a cache "
          "age in the loaders; the old name goes in the next version", FutureWarning)
     return max_age  # type: ignore[return-value]  # checked by rate_age
-
-
-def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
-    """``rate_max_age`` as a positive Timedelta (None: any age), or InvalidParameter.
-
-    A bare number is refused: ``pd.Timedelta(7)`` is 7 nanoseconds, which would
-    leave nearly every amount without a rate and say so only in a count; so is a
-    NumPy timedelta64 without a unit (``np.timedelta64(7)``), while one with a unit
-    is read as pandas reads it (:func:`~icoframes.ages.numpy_duration`).
-    """
-    if rate_max_age is None:
-        return None
-    if isinstance(rate_max_age, np.timedelta64):
-        age = numpy_duration(rate_max_age)
-        if age is not None and age > pd.Timedelta(0):
-            return age
-    elif isinstance(rate_max_age, str | dt.timedelta):  # pd.Timedelta is a timedelta
-        try:  # str(): pandas 2.2's parser takes an exact str, not the default's subclass
-            age = pd.Timedelta(str(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age)
-        except ValueError:
-            age = None
-        if number_text(rate_max_age) is not None:
-            age = None  # "7" has no unit: nanoseconds to pandas, days to most readers
-        if age is not None and age > pd.Timedelta(0):
-            return age
-    number = number_text(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age
-    days = number if isinstance(number, int | float) and not isinstance(number, bool) \
-        and 0 < number < float("inf") else None
-    hint = f"; did you mean '{days}D'?" if days is not None else ""  # 7 or "7": days, surely
-    raise InvalidParameter(
-        f"{function}: rate_max_age must be a positive duration with a unit, such as '7D', "
-        f"'12h', pd.Timedelta(days=7) or np.timedelta64(7, 'D') (None: any age); got "
-        f"{quoted(rate_max_age)}{hint}")
 
 
 def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
@@ -183,7 +148,7 @@ def _column_meant(name: str, columns: Iterable[object]) -> str:
 def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
            date: str | Sequence[str] = DATE_COLUMNS,
            columns: Sequence[str] | None = None,
-           rate_max_age: str | pd.Timedelta | np.timedelta64 | None = RATE_MAX_AGE,
+           rate_max_age: RateMaxAge = RATE_MAX_AGE,
            quote: Quote | None = None,
            max_age: object = NOT_GIVEN) -> pd.DataFrame:
     """Add ``<amount>_usd`` columns: caps, token price and purchase limits in US dollars.
@@ -202,11 +167,13 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         The conversion date of each ICO: the first of these columns that is known.
     columns : str or sequence of str, optional
         The amount or amounts to convert (default: all of :data:`AMOUNT_UNITS`).
-    rate_max_age : str or Timedelta or numpy.timedelta64 or None, default ``"7D"``
+    rate_max_age : str or Timedelta or numpy.timedelta64 or float or None, default ``"7D"``
         The oldest rate accepted before the date (a weekend or a holiday is
         bridged; a rate from last year is not), counted between UTC days (below
-        one day: the date's own day only), with a unit (a bare number, or a
-        ``timedelta64`` without a unit, is refused). None accepts any age.
+        one day: the date's own day only). Read as every age argument
+        (:mod:`icoframes.ages`): a duration (``"7D"``, ``"12h"``, a timedelta, a
+        ``timedelta64`` with a unit) or seconds, as text too; seconds under a day
+        (``7``, ``"7"``: surely days) are refused. None accepts any age.
     quote : {"usd_per_unit", "units_per_usd"}, optional
         The direction of wide columns named by a bare currency code (``ETH``,
         ``JPY``); without it such a column is refused, never guessed.
@@ -258,8 +225,10 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     >>> [type(w.message).__name__ for w in caught]
     ['IcoframesWarning']
     """
-    if not isinstance(icos, pd.DataFrame):
-        raise InvalidParameter(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
+    if not isinstance(icos, pd.DataFrame):  # a Tables: its icos table is what is converted
+        hint = "; did you mean tables.icos?" if isinstance(getattr(icos, "icos", None),
+                                                           pd.DataFrame) else ""
+        raise InvalidParameter(f"icos must be a pandas DataFrame, got {type(icos).__name__}{hint}")
     amounts = list(AMOUNT_UNITS) if columns is None else column_names(columns, "columns")
     unknown = [c for c in amounts if c not in AMOUNT_UNITS]
     if unknown:

@@ -61,16 +61,21 @@ _SCHEDULED_STYLE: dict[str, Any] = {"facecolor": "white", "edgecolor": "C0", "ha
 #: Words for a period, to the code it most likely means ("did you mean 'M'?").
 _PERIOD_WORDS = {"day": "D", "daily": "D", "week": "W", "weekly": "W", "month": "M",
                  "monthly": "M", "quarter": "Q", "quarterly": "Q", "year": "Y",
-                 "yearly": "Y", "annual": "Y"}
+                 "yearly": "Y", "annual": "Y", "a": "Y", "ae": "Y", "as": "Y",
+                 # pandas' yearly aliases before 2.2 (A, AS, BA...), anchored ones too
+                 "a-dec": "Y", "as-jan": "Y", "ys-jan": "Y", "ye-dec": "Y", "y-dec": "Y",
+                 "q-dec": "Q", "qs-jan": "Q", "qe-dec": "Q", "w-sun": "W", "w-mon": "W"}
 
 
 def _meant_freq(freq: object) -> str:
-    """``"; did you mean 'M'?"`` for ``"m"``, ``" M "`` or ``"months"``; else ``""``."""
+    """``"; did you mean 'M'?"`` for ``"m"``, ``" M "`` or ``"months"``, ``'Y'`` for pandas'
+    old yearly ``"A"``; else ``""``."""
     if not isinstance(freq, str):
         return ""
     word = freq.strip()
+    folded = word.casefold()
     meant = word.upper() if word.upper() in FREQUENCIES else _PERIOD_WORDS.get(
-        word.casefold().removesuffix("s"))
+        folded, _PERIOD_WORDS.get(folded.removesuffix("s")))
     return f"; did you mean {meant!r}?" if meant else ""
 
 

@@ -1,0 +1,85 @@
+"""``accepted_currencies`` as the tickers sent: a name of the unit alias table becomes its
+ticker (``"Ether"`` -> ``ETH``), a ticker is sent as given, anything else is refused with what
+it most likely means (a near name's ticker, or the list a pasted ``"ETH,BTC"`` writes).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Final
+
+from .api.params import TICKER
+from .errors import InvalidParameter, quoted
+from .joinedlists import list_hint
+from .parse.units import UNIT_ALIASES
+
+__all__ = ["tickers"]
+
+# every spelling of the unit alias table (and each code itself) -> the ticker sent
+_CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
+             for spelling in (code, *spellings)}
+
+#: Texts that spell nothing (str(None), str(NaN) or str(NaT) of a pandas-read config, JSON's
+#: null, Ruby's nil, undefined): sent as the tickers NONE, NAN, ..., a list filtered to no ICO.
+_NOTHING: Final = frozenset({"none", "null", "nan", "nat", "nil", "undefined"})
+
+
+def tickers(value: Any, items: list[Any]) -> Any:
+    """Currencies (``value``, its ``items`` as a list) as the tickers sent: names through
+    the unit alias table, tickers as given.
+
+    A value that is neither a ticker nor a known name, or a ticker-shaped word
+    that is a misspelled name (``"Etherium"``), is refused with a suggestion: for
+    tickers or names joined into one text, their list. Values that are not strings are
+    left to :func:`~icoframes.api.params.validate_list_params`.
+
+    Examples
+    --------
+    >>> tickers(["Ether", "abc"], ["Ether", "abc"])
+    ['ETH', 'abc']
+    >>> try:
+    ...     tickers("ETH BTC", ["ETH BTC"])
+    ... except InvalidParameter as exc:
+    ...     print(str(exc).split("; ")[-1])
+    did you mean ['ETH', 'BTC']?
+    """
+    if not items or not all(isinstance(item, str) and item.strip() for item in items):
+        return value  # validate_list_params refuses it, as given
+    out = []
+    for item in items:
+        folded = " ".join(item.split()).casefold()
+        if folded in _NOTHING:  # str(None), str(NaN) of a config or a form: no currency
+            raise InvalidParameter(
+                f"invalid list parameter accepted_currencies={quoted(value)}: {quoted(item)} is "
+                "no currency; " + ("did you mean None (no filter on currencies)?"
+                                   if isinstance(value, str) else "leave it out"))
+        code = _CURRENCY.get(folded)
+        if code is not None:
+            out.append(code)
+            continue
+        near = _near_currency(folded)
+        if TICKER.fullmatch(item.strip()) and not (len(folded) >= 6 and near):
+            out.append(item)
+            continue
+        hint = list_hint(item, _one_ticker, spaces=True) or (
+            f"; did you mean {near!r}?" if near else "")
+        raise InvalidParameter(
+            f"invalid list parameter accepted_currencies={quoted(value)}: takes currency tickers "
+            "(2 to 10 letters or digits, like 'ETH' or 'USDT') or the names of "
+            f"icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {quoted(item)} is not "
+            f"one{hint}")
+    return out
+
+
+def _one_ticker(part: str) -> str | None:
+    """The ticker a part of a pasted list sends: a name's, or a ticker's own in capitals."""
+    code = _CURRENCY.get(part.casefold())
+    return code if code is not None else part.upper() if TICKER.fullmatch(part) else None
+
+
+def _near_currency(folded: str) -> str | None:
+    """The ticker of the currency name ``folded`` most likely misspells, if one is close."""
+    scored = [(difflib.SequenceMatcher(None, folded, name).ratio(), name)
+              for name in _CURRENCY if len(name) >= 5]
+    score, name = max(scored)
+    return _CURRENCY[name] if score >= 0.8 else None

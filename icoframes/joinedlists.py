@@ -1,0 +1,60 @@
+"""A list pasted as one value: the list form that a refusal of it suggests.
+
+A CSV cell or a form field pasted into a list-valued filter is one text
+(``location="Singapore, USA"``, ``accepted_currencies="ETH,BTC"`` or ``"ETH BTC"``,
+``platform="1, 2"``), which the service would read as one name. Such a text is refused
+as every unknown value is; its "did you mean" is the list it most likely means, each part
+read as it would be alone (``['Singapore', 'USA']``), when every part reads so: never a
+part alone, which would drop the rest without a word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["joined_parts", "list_hint"]
+
+# a comma, a semicolon or a bar: what a CSV cell or a form joins a list with
+_SEPARATOR = re.compile(r"\s*[,;|]\s*")
+# and, for values that hold no space (tickers, ids), a run of spaces
+_SEPARATOR_OR_SPACE = re.compile(r"\s*[,;|]\s*|\s+")
+
+
+def joined_parts(text: str, *, spaces: bool = False) -> list[str]:
+    """The parts of ``text`` joined by commas, semicolons or bars (``spaces``: or spaces),
+    when it holds two or more that are not empty; else ``[]``.
+
+    ``spaces`` is for values that never hold one (a ticker, an id): a name may
+    (``"United Kingdom"``, ``"Real Estate"``).
+
+    Examples
+    --------
+    >>> joined_parts("Singapore, USA"), joined_parts("ETH BTC", spaces=True)
+    (['Singapore', 'USA'], ['ETH', 'BTC'])
+    >>> joined_parts("United Kingdom"), joined_parts("ETH,"), joined_parts("Singapore")
+    ([], [], [])
+    """
+    if not isinstance(text, str):
+        return []
+    parts = [part for part in (_SEPARATOR_OR_SPACE if spaces else _SEPARATOR).split(text.strip())
+             if part]
+    return parts if len(parts) >= 2 else []
+
+
+def list_hint(text: str, read: Callable[[str], object | None], *, spaces: bool = False) -> str:
+    """``"; did you mean ['Singapore', 'USA']?"`` for a list pasted as the one value ``text``
+    (:func:`joined_parts`), each part as ``read`` reads it alone (None: it reads as
+    nothing, and there is no hint); else ``""``.
+
+    Examples
+    --------
+    >>> list_hint("eth,btc", str.upper), list_hint("1, 2", int), list_hint("ETH", str.upper)
+    ("; did you mean ['ETH', 'BTC']?", '; did you mean [1, 2]?', '')
+    >>> list_hint("Singapore, Atlantis", {"singapore": "Singapore"}.get)
+    ''
+    """
+    meant = [read(part) for part in joined_parts(text, spaces=spaces)]
+    if not meant or any(one is None for one in meant):
+        return ""
+    return f"; did you mean {meant!r}?"

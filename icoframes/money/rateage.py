@@ -1,0 +1,75 @@
+"""``rate_max_age``, the oldest rate :func:`~icoframes.money.to_usd` takes before a date,
+read as every age argument is (:mod:`icoframes.ages`).
+
+A duration (``"7D"``, ``"12h"``, a timedelta, a pandas Timedelta, a NumPy timedelta64 with
+a unit) or a number of seconds, as text too. Rates are matched by day, so a number of
+seconds under a day is refused: ``rate_max_age=7`` most likely means seven days (pandas
+reads 7 nanoseconds), and the refusal says ``'7D'``. A duration under a day is taken as
+written: its unit says it (any such age takes the date's own day's rate only).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Final, TypeAlias
+
+import numpy as np
+import pandas as pd
+
+from ..ages import age_hint, as_age, duration_text, numpy_duration
+from ..errors import InvalidParameter, quoted
+from ..numerals import meant_number, number_text
+
+__all__ = ["RateMaxAge", "rate_age"]
+
+#: What ``rate_max_age`` takes (:func:`rate_age` reads it).
+RateMaxAge: TypeAlias = str | pd.Timedelta | np.timedelta64 | float | None
+
+_DAY: Final = dt.timedelta(days=1)
+
+
+def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
+    """``rate_max_age`` as a positive Timedelta (None: any age), or InvalidParameter.
+
+    Examples
+    --------
+    >>> rate_age("7D", "to_usd"), rate_age(604800, "to_usd"), rate_age("12h", "to_usd")
+    (Timedelta('7 days 00:00:00'), Timedelta('7 days 00:00:00'), Timedelta('0 days 12:00:00'))
+    >>> try:
+    ...     rate_age("7", "to_usd")
+    ... except InvalidParameter as exc:
+    ...     print(str(exc).split("; got ")[1])
+    '7' (seconds: under the day by which rates are matched); did you mean '7D'?
+    """
+    if rate_max_age is None:
+        return None
+    number = number_text(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age
+    why = hint = ""
+    if isinstance(number, int | float | np.integer | np.floating) and not isinstance(
+            number, bool):  # a count without a unit: seconds, as every age argument's
+        age = as_age(number)
+        if age is not None and age >= _DAY:
+            return pd.Timedelta(age)
+        why, hint = _under_a_day(float(number)) if age else ("", age_hint(number))
+    else:
+        duration = (duration_text(rate_max_age) if isinstance(rate_max_age, str)
+                    else numpy_duration(rate_max_age) if isinstance(rate_max_age, np.timedelta64)
+                    else pd.Timedelta(rate_max_age) if isinstance(rate_max_age, dt.timedelta)
+                    else None)
+        if duration is not None and duration > pd.Timedelta(0):
+            return duration  # 1ns too: the date's own day, as any age under a day
+        meant = meant_number(rate_max_age, whole=False) if isinstance(rate_max_age, str) \
+            else None  # "٣": 3 seconds, which is surely 3 days here
+        why, hint = (_under_a_day(meant) if meant is not None and 0 < meant < _DAY.total_seconds()
+                     else ("", age_hint(rate_max_age)))
+    raise InvalidParameter(
+        f"{function}: rate_max_age must be a positive duration, such as '7D', '12h', "
+        "pd.Timedelta(days=7) or np.timedelta64(7, 'D'), or seconds of a day or more "
+        f"(None: any age); got {quoted(rate_max_age)}{why}{hint}")
+
+
+def _under_a_day(seconds: float) -> tuple[str, str]:
+    """Why a number of seconds under a day is refused, and the days (or, past a year of
+    days, the seconds with their unit) it most likely means."""
+    return (" (seconds: under the day by which rates are matched)",
+            f"; did you mean '{seconds:g}{'D' if seconds <= 366 else 's'}'?")
