@@ -27,7 +27,7 @@ from .numerals import TOO_MANY_SECONDS, did_you_mean_number, number_text
 __all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "duration_text", "numpy_duration"]
 
 #: What an age argument takes, as its refusals say it.
-AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', or seconds"
+AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', seconds"
 
 
 def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:

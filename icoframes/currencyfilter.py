@@ -61,8 +61,9 @@ def tickers(value: Any, items: list[Any]) -> Any:
         if TICKER.fullmatch(item.strip()) and not (len(folded) >= 6 and near):
             out.append(item)
             continue
-        hint = list_hint(item, _one_ticker, spaces=True) or (
-            f"; did you mean {near!r}?" if near else "")
+        # "ETH,BTC"; "ETH BTC" of codes only ("Tether USD" is one name, "Bit coin" Bitcoin)
+        hint = (list_hint(item, _one_ticker) or list_hint(item, _one_code, spaces=True)
+                or (f"; did you mean {near!r}?" if near else ""))
         raise InvalidParameter(
             f"invalid list parameter accepted_currencies={quoted(value)}: takes currency tickers "
             "(2 to 10 letters or digits, like 'ETH' or 'USDT') or the names of "
@@ -75,6 +76,12 @@ def _one_ticker(part: str) -> str | None:
     """The ticker a part of a pasted list sends: a name's, or a ticker's own in capitals."""
     code = _CURRENCY.get(part.casefold())
     return code if code is not None else part.upper() if TICKER.fullmatch(part) else None
+
+
+def _one_code(part: str) -> str | None:
+    """The code a part of a list pasted with spaces writes, if it is one of the alias
+    table's codes (``"eth"``: ETH), not a name nor any ticker-shaped word."""
+    return part.upper() if part.upper() in UNIT_ALIASES else None
 
 
 def _near_currency(folded: str) -> str | None:

@@ -240,7 +240,7 @@ def test_a_numpy_duration_is_no_count_of_bins_nor_a_top(plot, given):
 def test_a_numpy_duration_that_is_no_age_is_refused_and_quoted(cfg, nat):
     # a timedelta64 is an Integral to numbers: quoting it as a whole number (int(NaT)) raised
     # a bare TypeError in place of the refusal
-    with pytest.raises(InvalidParameter, match="older_than must be a timedelta or seconds"):
+    with pytest.raises(InvalidParameter, match="older_than must be a timedelta, a duration"):
         icoframes.prune_cache(nat)
     for name in ("max_age", "profile_max_age"):
         with pytest.raises(InvalidParameter, match=f"^{name} must be a timedelta"):

@@ -1,7 +1,7 @@
 """A value written otherwise than an argument takes is refused with the value it most
 likely means (more of test_arguments_mean_one_thing): a flag as a word (``"false"``), a
 count as text or a float (``budget="5"``, ``5.0``), ``refresh="ALL"``, an age as text
-(``max_age="1D"``). Each was refused before too, but said only what was allowed; every
+(``max_age="1 month"``). Each was refused before too, but said only what was allowed; every
 refusal comes before any request.
 """
 
@@ -13,6 +13,8 @@ import icoframes
 from icoframes import sandbox
 from icoframes.errors import InvalidParameter
 
+#: What an age argument takes, as its refusal says it.
+_AGE = "a timedelta, a duration such as '7D' or '12h', seconds"
 #: The range of a count (``budget``, ``--budget``): an int64's, as a quota's.
 _COUNT = " from 0 to 9223372036854775807"
 
@@ -56,17 +58,17 @@ _FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: takes "
     ({"bounty_program": "no"}, _FLAG_TAKES_TRUE_ONLY.format("no")),
     ({"bounty_program": "maybe"}, "invalid list parameter bounty_program='maybe': "
                                   "takes True (or 'yes') only"),
-    ({"max_age": "1D"}, "max_age must be a timedelta, seconds or None, got '1D'; "
-                        "did you mean pd.Timedelta('1D')?"),
-    ({"max_age": "3_600"}, "max_age must be a timedelta, seconds or None, got '3_600'; "
+    ({"max_age": "1 month"}, f"max_age must be {_AGE} or None, got '1 month' (a month has no "
+                             "fixed length); did you mean '30D'?"),
+    ({"max_age": "3_600"}, f"max_age must be {_AGE} or None, got '3_600'; "
                            "did you mean 3600?"),  # "3600" is 3600 seconds
-    ({"max_age": "-1D"}, "max_age must be a timedelta, seconds or None, got '-1D'"),
-    ({"max_age": "\u0663"}, "max_age must be a timedelta, seconds or None, got '\u0663'; "
+    ({"max_age": "-1D"}, f"max_age must be {_AGE} or None, got '-1D'"),
+    ({"max_age": "\u0663"}, f"max_age must be {_AGE} or None, got '\u0663'; "
                            "did you mean 3?"),
-    ({"profile_max_age": " 7 days"}, "profile_max_age must be a timedelta, seconds, or a "
-                                     "mapping of them by status; got ' 7 days'; did you mean "
-                                     "pd.Timedelta('7 days')?"),
-    ({"profile_max_age": {"past": "9_0"}}, "profile_max_age must be a timedelta, seconds, or a "
+    ({"profile_max_age": " 2 weeks"}, f"profile_max_age must be {_AGE}, or a "
+                                      "mapping of them by status; got ' 2 weeks'; did you mean "
+                                      "'2W'?"),
+    ({"profile_max_age": {"past": "9_0"}}, f"profile_max_age must be {_AGE}, or a "
                                            "mapping of them by status; got '9_0'; did you mean "
                                            "90?"),
 ])
@@ -86,23 +88,22 @@ def test_a_value_written_otherwise_is_refused_with_what_it_means_before_any_requ
      "allow_empty must be True or False, got 1; did you mean True?"),
     (lambda out: icoframes.export_tables(out, status="past", budget="0.0"),
      "budget must be a whole number from 0 to 9223372036854775807, got '0.0'; did you mean 0?"),
-    (lambda out: icoframes.export_tables(out, status="past", max_age="12h"),
-     "max_age must be a timedelta, seconds or None, got '12h'; "
-     "did you mean pd.Timedelta('12h')?"),
+    (lambda out: icoframes.export_tables(out, status="past", max_age="12 hrs"),
+     f"max_age must be {_AGE} or None, got '12 hrs'; did you mean '12h'?"),
     (lambda out: icoframes.load_filters(offline="no"),
      "offline must be True or False, got 'no'; did you mean False?"),
     (lambda out: icoframes.cache_info(all="true"),
      "all must be True or False, got 'true'; did you mean True?"),
     (lambda out: icoframes.clear_cache(all="no"),
      "all must be True or False, got 'no'; did you mean False?"),
-    (lambda out: icoframes.prune_cache("30D"),
-     "older_than must be a timedelta or seconds, 0 or more; got '30D'; "
-     "did you mean pd.Timedelta('30D')?"),
+    (lambda out: icoframes.prune_cache("1 year"),
+     f"older_than must be {_AGE}, 0 or more; got '1 year' (a year has no fixed length); "
+     "did you mean '365D'?"),
     (lambda out: icoframes.prune_cache(" 86_400 "),
-     "older_than must be a timedelta or seconds, 0 or more; got ' 86_400 '; "
+     f"older_than must be {_AGE}, 0 or more; got ' 86_400 '; "
      "did you mean 86400?"),
     (lambda out: icoframes.prune_cache(1e308),  # said by max_age's refusal alone before
-     "older_than must be a timedelta or seconds, 0 or more; got 1e+308 (more seconds than a "
+     f"older_than must be {_AGE}, 0 or more; got 1e+308 (more seconds than a "
      "timedelta holds: below 8.64e+13)"),
 ])
 def test_the_other_public_functions_say_it_too(cfg, tmp_path, call, message):

@@ -264,14 +264,16 @@ def test_an_export_records_ages_given_as_text_as_their_seconds(cfg, tmp_path):
 
 @pytest.mark.parametrize(("value", "hint"), [
     ("\u0663", "; did you mean 3?"), ("1_000", "; did you mean 1000?"),
-    ("\uff12.5", "; did you mean 2.5?"), ("3 s", "; did you mean pd.Timedelta('3 s')?"),
+    ("\uff12.5", "; did you mean 2.5?"), ("3 secs", "; did you mean '3s'?"),
+    ("1 month", " (a month has no fixed length); did you mean '30D'?"),
     ("-3", ""), ("1e20", " (more seconds than a timedelta holds: below 8.64e+13)"),
     ("1e-7", " (a positive age shorter than a microsecond, which an age would hold as 0)"),
     ("nan", ""), ("", "")])
 def test_other_text_given_as_an_age_is_refused_with_what_it_means_before_any_request(
         cfg, value, hint):
-    for keyword, said in (("max_age", "max_age must be a timedelta, seconds or None, got"),
-                          ("profile_max_age", "profile_max_age must be a timedelta, seconds, "
+    forms = "a timedelta, a duration such as '7D' or '12h', seconds"
+    for keyword, said in (("max_age", f"max_age must be {forms} or None, got"),
+                          ("profile_max_age", f"profile_max_age must be {forms}, "
                                               "or a mapping of them by status; got")):
         with pytest.raises(InvalidParameter) as caught:
             icoframes.load_icos("past", progress=False, **{keyword: value})

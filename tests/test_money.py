@@ -551,8 +551,9 @@ def test_rate_max_age_takes_a_numpy_timedelta64_with_a_unit_as_pandas_does():
 def test_a_numpy_timedelta64_without_a_unit_or_not_a_positive_duration_is_refused(age):
     icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
     with pytest.raises(InvalidParameter, match=r"^to_usd: rate_max_age must be a positive "
-                       r"duration with a unit, such as '7D', '12h', pd.Timedelta\(days=7\) or "
-                       r"np.timedelta64\(7, 'D'\) \(None: any age\); got "):
+                       r"duration, such as '7D', '12h', pd.Timedelta\(days=7\) or "
+                       r"np.timedelta64\(7, 'D'\), or seconds of a day or more \(None: any "
+                       r"age\); got "):
         to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=age)
     tables = icoframes.tidy([{"id": 1, "main": {"name": "A"}}])
     with pytest.raises(InvalidParameter, match=r"^compute_features: rate_max_age must be"):

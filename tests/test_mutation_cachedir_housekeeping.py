@@ -44,6 +44,9 @@ from icoframes.store.ledger import QuotaLedger
 NOW = dt.datetime(2030, 1, 10, 12, 0, tzinfo=dt.UTC)
 DAY = dt.timedelta(days=1)
 
+#: What an age argument takes, as its refusals say it.
+_AGE = "a timedelta, a duration such as '7D' or '12h', seconds"
+
 
 def _file(path: Path, size: int, age: dt.timedelta) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -301,7 +304,7 @@ def test_prune_refuses_negative_seconds_naming_them():
 
     with pytest.raises(InvalidParameter) as caught:
         prune(Path("unused"), -5, now=NOW)
-    assert str(caught.value) == "older_than must be a timedelta or seconds, 0 or more; got -5"
+    assert str(caught.value) == f"older_than must be {_AGE}, 0 or more; got -5"
 
 
 @pytest.mark.parametrize("older_than", [float("inf"), float("nan"), 1e300,
@@ -313,7 +316,7 @@ def test_prune_refuses_seconds_no_timedelta_holds_naming_them(older_than):
         prune(Path("unused"), older_than, now=NOW)
     why = " (more seconds than a timedelta holds: below 8.64e+13)" if older_than < math.inf else ""
     assert str(caught.value) == (  # (NaN < inf is False: NaN gets no reason either)
-        f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}{why}")
+        f"older_than must be {_AGE}, 0 or more; got {older_than!r}{why}")
 
 
 def test_prune_takes_numpy_seconds_as_it_takes_python_ones(tmp_path):
@@ -386,9 +389,9 @@ def test_a_folder_last_used_just_after_the_epoch_is_no_older_than_the_longest_ag
 
 def test_prunes_refusal_of_an_age_written_as_text_says_what_it_means(tmp_path):
     with pytest.raises(InvalidParameter) as refused:
-        prune(tmp_path, "1D")
-    assert str(refused.value) == ("older_than must be a timedelta or seconds, 0 or more; got "
-                                  "'1D'; did you mean pd.Timedelta('1D')?")
+        prune(tmp_path, "1 week")
+    assert str(refused.value) == (f"older_than must be {_AGE}, 0 or more; got '1 week'; "
+                                  "did you mean '1W'?")
 
 
 @pytest.mark.parametrize("sweep", ["clear_all", "prune"])

@@ -348,7 +348,7 @@ def test_rate_max_age_is_passed_on_to_the_conversion_and_refused_before_any_work
     assert stale == [None]
     tables = icoframes.tidy([_eth_ico()])
     with pytest.raises(ValueError, match=r"^compute_features: rate_max_age must be a positive "
-                                         r"duration with a unit"):
+                                         r"duration, such as"):
         compute_features(tables, as_of=AS_OF, rate_max_age="7")
 
 

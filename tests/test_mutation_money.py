@@ -457,30 +457,61 @@ def test_the_old_keyword_warns_and_is_refused_beside_the_new_one_in_full():
 
 
 def test_a_signed_number_without_a_unit_is_refused_too():
-    # "+7" is 7 nanoseconds to pandas, as "7" is: refused, not a week's rates thrown away
+    # "+7" is 7 nanoseconds to pandas, 7 seconds to every age argument: refused, not a week's
+    # rates thrown away
     icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
-    with pytest.raises(ValueError, match=r"^to_usd: rate_max_age must be a positive duration "
-                                         r"with a unit, .*got '\+7'; did you mean '7D'\?$"):
+    with pytest.raises(ValueError, match=r"^to_usd: rate_max_age must be a positive duration, "
+                                         r".*got '\+7' \(seconds: .*\); did you mean '7D'\?$"):
         to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), rate_max_age="+7")
+
+
+#: Why seconds under a day are refused as a rate age.
+_UNDER_A_DAY = " (seconds: under the day by which rates are matched)"
 
 
 @pytest.mark.parametrize(("given", "hint"), [
     ("7", "; did you mean '7D'?"), (" 7 ", "; did you mean '7D'?"), (7, "; did you mean '7D'?"),
     ("7.5", "; did you mean '7.5D'?"), (7.5, "; did you mean '7.5D'?"),
-    ("1e3", "; did you mean '1000.0D'?"), ("0.5", "; did you mean '0.5D'?"),
-    (1, "; did you mean '1D'?"), (0.25, "; did you mean '0.25D'?"),
-    # no positive count: nothing to suggest; "٣" is no number here (icoframes.numerals)
-    ("0", ""), (0, ""), ("-7", ""), (-7, ""), (float("inf"), ""), (float("nan"), ""),
-    (True, ""), ("\u0663", ""), ("\u0663D", ""), (np.int64(7), ""), ("7_0", ""),
+    ("0.5", "; did you mean '0.5D'?"), (1, "; did you mean '1D'?"),
+    (0.25, "; did you mean '0.25D'?"), (np.int64(7), "; did you mean '7D'?"),
+    # past a year of days, the seconds they are, with their unit
+    ("1e3", "; did you mean '1000s'?"), (3600, "; did you mean '3600s'?"),
+    # written otherwise (icoframes.numerals): the number it most likely means, as days
+    ("\u0663", "; did you mean '3D'?"), ("7_0", "; did you mean '70D'?"),
 ])
-def test_a_rate_max_age_without_a_unit_says_the_days_it_most_likely_means(given, hint):
+def test_a_rate_max_age_of_seconds_under_a_day_says_the_days_it_most_likely_means(given, hint):
     icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
     with pytest.raises(ValueError) as info:
         to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), rate_max_age=given)
     assert str(info.value) == (
-        "to_usd: rate_max_age must be a positive duration with a unit, such as '7D', '12h', "
-        "pd.Timedelta(days=7) or np.timedelta64(7, 'D') (None: any age); got "
-        f"{given!r}{hint}")
+        "to_usd: rate_max_age must be a positive duration, such as '7D', '12h', "
+        "pd.Timedelta(days=7) or np.timedelta64(7, 'D'), or seconds of a day or more (None: "
+        f"any age); got {given!r}{_UNDER_A_DAY}{hint}")
+
+
+@pytest.mark.parametrize(("given", "hint"), [
+    # no positive count: nothing to suggest
+    ("0", ""), (0, ""), ("-7", ""), (-7, ""), (float("inf"), ""), (float("nan"), ""),
+    (True, ""), ("\u0663D", "; did you mean '3D'?"), ("1M", " (a month has no fixed length); "
+                                                    "did you mean '30D'?"),
+])
+def test_a_rate_max_age_that_is_no_positive_age_is_refused(given, hint):
+    icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
+    with pytest.raises(ValueError) as info:
+        to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), rate_max_age=given)
+    assert str(info.value) == (
+        "to_usd: rate_max_age must be a positive duration, such as '7D', '12h', "
+        "pd.Timedelta(days=7) or np.timedelta64(7, 'D'), or seconds of a day or more (None: "
+        f"any age); got {given!r}{hint}")
+
+
+@pytest.mark.parametrize("given", [86400, "86400", 604800.0, np.int64(604800)])
+def test_a_rate_max_age_of_seconds_of_a_day_or_more_is_those_seconds(given):
+    # every age argument reads a number as seconds (max_age=3600 is an hour)
+    icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-02"])
+    out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
+                 rate_max_age=given)
+    assert out["hard_cap_usd"].tolist() == [2.0]  # the day before's rate: within a day
 
 
 def test_a_rate_max_age_of_one_nanosecond_is_positive_and_takes_the_same_day_rate():

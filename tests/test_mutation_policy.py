@@ -33,6 +33,9 @@ from icoframes.quoting import quoted
 NOW = dt.datetime(2018, 6, 1, 12, 0, tzinfo=dt.UTC)
 DAY = 86_400.0
 
+#: What an age argument takes, as its refusals say it.
+_AGE = "a timedelta, a duration such as '7D' or '12h', seconds"
+
 
 def _index(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows).set_index("id")
@@ -221,7 +224,7 @@ def test_profile_max_age_by_status_keeps_the_defaults_of_the_others():
 
 @pytest.mark.parametrize("value", [-1, dt.timedelta(seconds=-1), True, "6_0", [60]])
 def test_profile_max_age_refuses_what_is_not_an_age(value):
-    with pytest.raises(InvalidParameter, match=r"profile_max_age must be a timedelta, seconds"):
+    with pytest.raises(InvalidParameter, match=r"profile_max_age must be a timedelta, a duration"):
         profile_max_age(value)
 
 
@@ -514,7 +517,7 @@ def test_age_limit_refuses_what_is_no_age_by_name(max_age):
         age_limit(max_age)
     hint = "; did you mean 60?" if max_age == "6_0" else ""  # "60" is 60 seconds: not ASCII
     assert str(caught.value) == (
-        f"max_age must be a timedelta, seconds or None, got {max_age!r}{hint}")
+        f"max_age must be {_AGE} or None, got {max_age!r}{hint}")
 
 
 # --- ages a timedelta cannot hold ----------------------------------------------------------------
@@ -534,11 +537,11 @@ def test_the_longest_age_is_the_last_second_a_timedelta_holds():
         with pytest.raises(InvalidParameter) as caught:
             age_limit(refused)
         assert str(caught.value) == (  # quoted short: 10**400 is not written out whole
-            f"max_age must be a timedelta, seconds or None, got {quoted(refused)}{why}")
+            f"max_age must be {_AGE} or None, got {quoted(refused)}{why}")
         with pytest.raises(InvalidParameter) as caught:
             profile_max_age({"past": refused})
         assert str(caught.value) == (
-            "profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
+            f"profile_max_age must be {_AGE}, or a mapping of them by status; "
             f"got {quoted(refused)}{why}")
 
 
@@ -565,7 +568,7 @@ def test_what_is_no_age_is_refused_numpy_included(refused):
     with pytest.raises(InvalidParameter) as caught:
         age_limit(refused)
     hint = "; did you mean 90?" if isinstance(refused, str) else ""
-    assert str(caught.value) == (f"max_age must be a timedelta, seconds or None, got "
+    assert str(caught.value) == (f"max_age must be {_AGE} or None, got "
                                  f"{refused!r}{hint}")
 
 
@@ -577,16 +580,16 @@ def test_a_timedelta64_without_a_fixed_length_unit_is_refused_saying_why(refused
     with pytest.raises(InvalidParameter) as caught:
         age_limit(refused)
     assert str(caught.value) == (
-        f"max_age must be a timedelta, seconds or None, got {refused!r}{why}")
+        f"max_age must be {_AGE} or None, got {refused!r}{why}")
     for value in (refused, {"past": refused}):
         with pytest.raises(InvalidParameter) as caught:
             profile_max_age(value)
         assert str(caught.value) == (
-            "profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
+            f"profile_max_age must be {_AGE}, or a mapping of them by status; "
             f"got {quoted(refused)}{why}")
     # a timedelta64 refused for another reason says no such thing
     for other in (np.timedelta64("NaT"), np.timedelta64("NaT", "s"), np.timedelta64(-1, "s"),
                   np.timedelta64(10**15, "D")):
         with pytest.raises(InvalidParameter) as caught:
             age_limit(other)
-        assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {other!r}"
+        assert str(caught.value) == f"max_age must be {_AGE} or None, got {other!r}"

@@ -42,8 +42,8 @@ def test_a_number_option_out_of_its_range_is_refused_by_the_parser(
         sb, tmp_path, capsys, caplog, option, value, said):
     """--ico-score 0/11 (the help says 1-10), --max-workers 0/-1 (1-64) and an age no
     timedelta holds passed the parser and were refused later, as a log line naming the
-    setting ('invalid list parameter ico_score=0', 'max_age must be a timedelta, seconds or
-    None, got 1e+308': it is seconds)."""
+    setting ('invalid list parameter ico_score=0', 'max_age must be a timedelta, ... or None,
+    got 1e+308': it is seconds)."""
     caplog.set_level(logging.INFO, logger="icoframes")
     out = tmp_path / "out"
     code = main(["export", "--out", str(out), "--status", "past", f"{option}={value}"])

@@ -386,13 +386,15 @@ def test_a_list_sorted_by_date_without_a_status_is_refused(cfg):
     ("load_icos", {"max_age": -1}, "max_age must be"),
     # seconds no timedelta holds raised a bare OverflowError; a negative timedelta re-paged
     # every call
-    ("load_list", {"max_age": float("inf")}, "max_age must be a timedelta, seconds or None, "
-                                              "got inf"),
-    ("load_filters", {"max_age": float("nan")}, "max_age must be a timedelta, seconds or None, "
+    ("load_list", {"max_age": float("inf")}, "max_age must be a timedelta, a duration such "
+                                              "as '7D' or '12h', seconds or None, got inf"),
+    ("load_filters", {"max_age": float("nan")}, "max_age must be a timedelta, a duration "
+                                                 "such as '7D' or '12h', seconds or None, "
                                                  "got nan"),
     ("load_icos", {"max_age": -dt.timedelta(seconds=1)}, "max_age must be a timedelta"),
     ("load_icos", {"max_age": 1e300}, "got 1e+300"),
     ("load_icos", {"profile_max_age": float("inf")}, "profile_max_age must be a timedelta, "
+                                                      "a duration such as '7D' or '12h', "
                                                       "seconds, or a mapping of them by "
                                                       "status; got inf"),
     ("load_tables", {"profile_max_age": {"past": float("nan")}}, "; got nan"),

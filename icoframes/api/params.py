@@ -269,7 +269,7 @@ def _strings(param: Param, value: Any) -> list[str]:
     for item in items:
         if not TICKER.fullmatch(item.strip()):  # "ETH,BTC": a list pasted as one value
             hint = list_hint(item, lambda part: part.upper() if TICKER.fullmatch(part)
-                             else None, spaces=True)
+                             else None)
             raise _invalid(param.name, value, "takes currency tickers (2 to 10 letters or "
                            f"digits, like 'ETH' or 'USDT'); {quoted(item)} is not one{hint}")
     return [item.strip().upper() for item in items]

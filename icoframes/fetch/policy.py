@@ -121,7 +121,7 @@ def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None
     """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
     if max_age is None:
         return None
-    return _age(max_age, f"max_age must be {AGE_FORMS} (None: never expires); got")
+    return _age(max_age, f"max_age must be {AGE_FORMS} or None, got")
 
 
 def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,

@@ -46,7 +46,8 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     number = number_text(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age
     why = hint = ""
     if isinstance(number, int | float | np.integer | np.floating) and not isinstance(
-            number, bool):  # a count without a unit: seconds, as every age argument's
+            number, bool | np.timedelta64):  # a count without a unit: seconds, as every age
+        # argument's (a timedelta64 is a NumPy integer, but has a unit: a duration)
         age = as_age(number)
         if age is not None and age >= _DAY:
             return pd.Timedelta(age)
