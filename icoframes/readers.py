@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from .ages import duration_text
 from .numerals import INT64_MAX, as_integer, did_you_mean_number, number_text
 from .quoting import may_be_key
 from .secret import RedactedURL, Secret
@@ -106,7 +107,11 @@ def seconds(value: Any) -> float:
     # one with a FutureWarning; pandas 3 refuses it)
     if number is None or isinstance(value, bool) or kind in ("b", "M") or (
             hasattr(value, "ndim") and value.ndim != 0):
-        raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
+        # "30s": a duration as an age argument reads it, whose seconds a setting takes
+        duration = duration_text(value) if isinstance(value, str) else None
+        raise ValueError("must be a number of seconds" + (
+            f"; did you mean {duration.total_seconds():g}?" if duration is not None
+            else did_you_mean_number(value, whole=False)))
     try:  # float()'s own error quotes the value whole (b"<key>", 10 MB of bytes): not said
         read = float(number)
     except OverflowError:  # an int past float's range (10**400): no finite float

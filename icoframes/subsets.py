@@ -30,10 +30,11 @@ def kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
     """
     what = ids_or_mask
     if isinstance(what, str | bytes | dict) or not hasattr(what, "__iter__"):
+        # one id (12345, "7") given alone: the list of it is what subset takes
         one = None if isinstance(what, bool | np.bool_ | bytes | dict) else as_integer(what)
-        raise InvalidParameter(f"subset takes ICO ids or a boolean mask over icos, got "  # one id
-                               f"{type(what).__name__}" + (f"; did you mean [{one}]?" if one
-                                                           is not None else ""))
+        hint = f"; did you mean [{one}]?" if one is not None else ""
+        raise InvalidParameter(f"subset takes ICO ids or a boolean mask over icos, got "
+                               f"{type(what).__name__}{hint}")
     # ``what`` keeps its dtype (read below): a ``boolean`` array is a mask even when all
     # of it is missing
     values = np.asarray(list(what) if not hasattr(what, "dtype") else what, dtype=object)

@@ -195,3 +195,13 @@ def test_tables_given_to_to_usd_is_refused_with_its_icos_table():
         icoframes.to_usd(tables, pd.DataFrame())
     assert str(caught.value) == ("icos must be a pandas DataFrame, got Tables; "
                                  "did you mean tables.icos?")
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("30s", "30"), ("1min", "60"), ("1.5h", "5400")])
+def test_a_setting_of_seconds_given_as_a_duration_says_its_seconds(value, seconds):
+    # a setting is a number of seconds (an environment variable too): a duration is refused
+    # with the seconds it writes, not only "must be a number of seconds"
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.configure(timeout=value)
+    assert str(caught.value) == (f"invalid timeout={value!r}: must be a number of seconds; "
+                                 f"did you mean {seconds}?")

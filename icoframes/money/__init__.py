@@ -206,8 +206,9 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     InvalidParameter
         (a ``ValueError``, the package's one class for a bad argument)
         For rates in neither layout or whose direction is not stated (the
-        column is named), an unknown amount column, or ``icos``
-        lacking a column it needs.
+        column is named), an unknown amount column, ``icos``
+        lacking a column it needs, or a ``Tables`` given for ``icos`` (did you mean
+        ``tables.icos``?).
 
     Examples
     --------

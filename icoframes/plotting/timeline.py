@@ -105,7 +105,8 @@ def plot_timeline(
     freq : {"M", "Q", "Y", "W", "D"}, default "M"
         Period length: month, quarter, year, week (starting Monday) or day. The
         pandas aliases "ME"/"MS", "QE"/"QS" and "YE"/"YS" are accepted too; each
-        bar covers a calendar period and sits at its start.
+        bar covers a calendar period and sits at its start. pandas' old aliases
+        ("A", "AS", "A-DEC", "Q-DEC", "W-SUN") are refused with the code meant.
     now : datetime-like, optional
         What counts as started: ``start_datetime <= now``. Default: the current
         UTC time. Timezone-aware values are compared in UTC. Text is an ISO
