@@ -70,6 +70,7 @@ DATED_KEYS = ("start_datetime", "end_datetime")
 _OTHER_NAMES = {"platform": PLATFORM_FAMILIES, "location": COUNTRY_NAMES,
                 "exclude_areas": COUNTRY_NAMES}
 
+
 def build_queries(status: str | None, filters: Mapping[str, Any],
                   filter_set: Callable[[], pd.DataFrame], *,
                   keywords: Sequence[str] = ()) -> list[dict[str, Any]]:
