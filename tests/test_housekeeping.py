@@ -240,7 +240,7 @@ def test_prune_cache_rejects_a_negative_age(tmp_path):
     with pytest.raises(icoframes.InvalidParameter, match="older_than"):
         icoframes.prune_cache(-1)
     with pytest.raises(icoframes.InvalidParameter, match="older_than"):
-        icoframes.prune_cache("30 days")
+        icoframes.prune_cache("1 month")  # "30 days" is a duration: taken
 
 
 def test_a_folder_is_deleted_only_under_its_lock(tmp_path):

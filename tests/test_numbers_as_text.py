@@ -42,7 +42,7 @@ def sb():
     ("max_response_bytes", "4 MiB", "must be an integer"),
     ("timeout", "\u0661\u0660", "must be a number of seconds; did you mean 10.0?"),
     ("timeout", "1_0", "must be a number of seconds; did you mean 10.0?"),
-    ("timeout", "5s", "must be a number of seconds"),
+    ("timeout", "5s", "must be a number of seconds; did you mean 5?"),
     ("timeout", "nan", "must be a number of seconds"),
     ("quota_reset", "\u0660\u0666:\u0660\u0660",
      "must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time"),
