@@ -142,7 +142,7 @@ def test_status_none_loads_all_three_tagged(cfg):
 @pytest.mark.parametrize(
     "params",
     [{"status": "finished"}, {"ico_score": 0}, {"sort_asc": "id", "sort_desc": "id"},
-     {"page": 2}, {"colour": "red"}, {"refresh": "yes"}, {"max_age": "1 day"}],
+     {"page": 2}, {"colour": "red"}, {"refresh": "yes"}, {"max_age": "1 month"}],
 )
 def test_invalid_parameters_raise_before_any_request(cfg, params):
     with pytest.raises(InvalidParameter):
