@@ -61,8 +61,10 @@ def duration_text(text: str) -> pd.Timedelta | None:
     """``text`` as a duration written with its unit, as :class:`pandas.Timedelta` reads it
     (``"7D"``, ``"12h"``, ``"1 day 6h"``, ``"00:30:00"``, ``"P7D"``), or None: for text
     writing a number alone (its unit is the argument's: seconds, :func:`as_age`; pandas
-    would read nanoseconds), text pandas refuses (``"1M"``: a month has no fixed length),
-    NaT, and an ISO duration of months or years (``"P1M"``, a month, is a minute to pandas).
+    would read nanoseconds), text pandas refuses (``"1 month"``: a month has no fixed length),
+    NaT, an ISO duration of months or years (``"P1M"``, a month, is a minute to pandas),
+    and text that means two things (:func:`_ambiguous`: ``"6m"``, minutes or months;
+    ``"1D,7D"``, a list pandas would sum).
 
     Examples
     --------
@@ -70,9 +72,11 @@ def duration_text(text: str) -> pd.Timedelta | None:
     (Timedelta('7 days 00:00:00'), Timedelta('0 days 12:00:00'), Timedelta('1 days 06:00:00'))
     >>> duration_text("7"), duration_text("1M"), duration_text("P1M"), duration_text("NaT")
     (None, None, None, None)
+    >>> duration_text("6m"), duration_text("7D,12h"), duration_text("1 day, 6:00:00")
+    (None, None, Timedelta('1 days 06:00:00'))
     """
     word = str(text).strip()  # str(): pandas 2.2's parser takes an exact str only
-    if not _UNIT.search(word) or _ISO_MONTHS.match(word):
+    if not _UNIT.search(word) or _ISO_MONTHS.match(word) or _ambiguous(word):
         return None
     try:
         with warnings.catch_warnings():  # "7d", "12H": pandas reads them, warning that a
@@ -86,6 +90,33 @@ def duration_text(text: str) -> pd.Timedelta | None:
 # a unit (a letter, or hh:mm:ss's colon): without one, text writes a number (numerals' rule)
 _UNIT = re.compile(r"[A-Za-z:]")
 _ISO_MONTHS = re.compile(r"[+-]?P[^T]*[YM]", re.IGNORECASE)
+_ISO = re.compile(r"[+-]?P", re.IGNORECASE)
+# a number with the bare unit m: minutes to pandas, months in a tenor ("6m", "1y")
+_BARE_M = re.compile(r"\d\s*m(?![a-z])", re.IGNORECASE)
+# durations joined as a list ("1D,7D,90D", "7D;12h"), which pandas would read as their sum
+_LIST = re.compile(r"[,;|]")
+# str(timedelta)'s one duration with a comma: "1 day, 6:00:00", "2 days, 0:00:00.5"
+_PYTHON_DAYS = re.compile(r"\d+ days?, \d{1,2}:\d\d:\d\d(\.\d+)?")
+
+
+def _ambiguous(word: str) -> bool:
+    """Whether ``word``, which pandas may read, means more than one thing: a number with
+    the bare unit ``m`` (``"6m"``: six minutes to pandas, six months in a tenor; ISO's
+    ``"PT6M"`` is minutes, its ``"P6M"`` months, which is refused anyway), or a list of
+    durations joined by commas, semicolons or bars (pandas reads ``"7D,12h"`` as their
+    sum), except the one duration ``str(timedelta)`` writes (``"1 day, 6:00:00"``).
+    Groups joined by spaces (``"1 day 6h"``) are one duration, as one writes it."""
+    return _joined(word) or _bare_m(word)
+
+
+def _bare_m(word: str) -> bool:
+    """Whether ``word`` writes a number with the bare unit ``m`` (not ISO's ``"PT6M"``)."""
+    return not _ISO.match(word) and _BARE_M.search(word) is not None
+
+
+def _joined(word: str) -> bool:
+    """Whether ``word`` joins durations as a list (``"7D,12h"``), not as ``str(timedelta)``."""
+    return _LIST.search(word) is not None and not _PYTHON_DAYS.fullmatch(word)
 
 
 def as_age(value: object) -> dt.timedelta | None:
@@ -164,10 +195,12 @@ def age_hint(value: object) -> str:
     --------
     >>> age_hint("9_0"), age_hint("2 weeks"), age_hint("soon"), age_hint(90)
     ('; did you mean 90?', "; did you mean '2W'?", '', '')
-    >>> for text in ("1 M", "P1Y"):
+    >>> for text in ("1 month", "P1Y", "6m", "7D,12h"):
     ...     print(age_hint(text).strip())
     (a month has no fixed length); did you mean '30D'?
     (a year has no fixed length); did you mean '365D'?
+    (m: minutes or months?); did you mean '6min' or '180D'?
+    (durations joined into one text, which would be read as their sum: an age is one duration)
     >>> age_hint(1e308) == age_hint("1e308"), age_hint(1e308), age_hint(float("inf"))
     (True, ' (more seconds than a timedelta holds: below 8.64e+13)', '')
     >>> age_hint("1ns"), age_hint("-1D")
@@ -184,6 +217,10 @@ def age_hint(value: object) -> str:
         if finite and value >= TOO_MANY_SECONDS:  # type: ignore[operator]  # 10**400 too
             return f" (more seconds than a timedelta holds: below {TOO_MANY_SECONDS:.3g})"
         return ""
+    word = value.strip()
+    if _UNIT.search(word) and _joined(word):  # "7D,12h"; "1,000" is a number's
+        return (" (durations joined into one text, which would be read as their sum: "
+                "an age is one duration)")
     # "\u0663", "1_000": the number Python reads (ASCII digits only here), whole if it is one
     meant = did_you_mean_number(value, low=0, high=TOO_MANY_SECONDS - 1) or did_you_mean_number(
         value, whole=False, low=0, high=TOO_MANY_SECONDS - 1)
@@ -191,7 +228,8 @@ def age_hint(value: object) -> str:
 
 
 #: Units pandas does not read, to the one it does (a week: "W"); months and years (of no
-#: fixed length) to their days, the length a reader most likely means ("1M": "30D").
+#: fixed length) to their days, the length a reader most likely means ("1 mo": "30D"; the
+#: bare "m", minutes or months, is asked about: _unit_hint).
 _UNIT_WORDS: Final = {"w": "W", "wk": "W", "wks": "W", "week": "W", "weeks": "W",
                       "hrs": "h", "hour": "h", "hours": "h", "mins": "min", "secs": "s",
                       "t": "min", "l": "ms", "u": "us", "n": "ns"}
@@ -208,13 +246,34 @@ def _unit_hint(text: str) -> str:
     or in a case a later pandas no longer reads (``"7d"``)."""
     word = text.strip()
     found = _NUMBER_UNIT.fullmatch(word)
-    if found is None:
-        return ""
+    if found is None:  # "1m30s": which m, the text says no more
+        return " (m: minutes or months?)" if _bare_m(word) else ""
     number, unit = float(found[1]), found[2]
-    if (long := _LONG_UNITS.get(unit.casefold())) is not None:  # "1m" is read: minutes
-        return (f" (a {long} has no fixed length); did you mean "
-                f"'{number * _FIXED_DAYS[long]:g}D'?")
-    for meant in (_UNIT_WORDS.get(unit.casefold()), unit.upper(), unit.lower()):
-        if meant and duration_text(f"{number:g}{meant}") is not None:
+    if _bare_m(word):  # "6m": minutes to pandas
+        return " (m: minutes or months?)" + _meant(f"{number:g}min", f"{number * 30:g}D")
+    if (long := _LONG_UNITS.get(unit.casefold())) is not None:
+        return f" (a {long} has no fixed length)" + _meant(
+            f"{number * _FIXED_DAYS[long]:g}D")
+    for meant in (_UNIT_WORDS.get(unit.casefold()), unit.lower(), unit.upper()):
+        if meant and _reads_cleanly(f"{number:g}{meant}"):
             return f"; did you mean '{number:g}{meant}'?"
     return ""
+
+
+def _meant(*texts: str) -> str:
+    """``"; did you mean '6min' or '180D'?"`` of those ``texts`` an age takes (a hint never
+    suggests a refused one, ``"9e9m"``'s days past a timedelta's); ``""`` if none."""
+    taken = [repr(text) for text in texts if _reads_cleanly(text)]
+    return f"; did you mean {' or '.join(taken)}?" if taken else ""
+
+
+def _reads_cleanly(text: str) -> bool:
+    """Whether ``text`` is an age :func:`as_age` takes, written in a form pandas reads without
+    a warning (``"3S"`` is read, but deprecated: ``"3s"``): what a hint may suggest."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            pd.Timedelta(text)
+        except Exception:  # a warning raised, or pandas refuses it
+            return False
+    return as_age(text) is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 from typing import Any, Final
 
-from .api.params import TICKER
+from .api.params import NOTHING_WORDS, TICKER
 from .errors import InvalidParameter, quoted
 from .joinedlists import list_hint
 from .parse.units import UNIT_ALIASES
@@ -19,10 +19,7 @@ __all__ = ["tickers"]
 _CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
              for spelling in (code, *spellings)}
 
-#: Texts that spell nothing (str(None), str(NaN) or str(NaT) of a pandas-read config, JSON's
-#: null, Ruby's nil, undefined): sent as the tickers NONE, NAN, ..., a list filtered to no ICO.
-_NOTHING: Final = frozenset({"none", "null", "nan", "nat", "nil", "undefined"})
-
+_NOTHING: Final = NOTHING_WORDS  # "None", "nan": refused, never sent as NONE, NAN
 
 def tickers(value: Any, items: list[Any]) -> Any:
     """Currencies (``value``, its ``items`` as a list) as the tickers sent: names through
@@ -62,7 +59,8 @@ def tickers(value: Any, items: list[Any]) -> Any:
             out.append(item)
             continue
         # "ETH,BTC"; "ETH BTC" of codes only ("Tether USD" is one name, "Bit coin" Bitcoin)
-        hint = (list_hint(item, _one_ticker) or list_hint(item, _one_code, spaces=True)
+        hint = (list_hint(item, _one_ticker, taken=_taken)
+                or list_hint(item, _one_code, spaces=True, taken=_taken)
                 or (f"; did you mean {near!r}?" if near else ""))
         raise InvalidParameter(
             f"invalid list parameter accepted_currencies={quoted(value)}: takes currency tickers "
@@ -70,6 +68,16 @@ def tickers(value: Any, items: list[Any]) -> Any:
             f"icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {quoted(item)} is not "
             f"one{hint}")
     return out
+
+
+def _taken(meant: list[Any]) -> bool:
+    """Whether :func:`tickers` takes the list ``meant`` that a hint would suggest
+    (``"ETH,None"`` suggests no ``['ETH', 'NONE']``, which is refused)."""
+    try:
+        tickers(meant, meant)
+    except InvalidParameter:
+        return False
+    return True
 
 
 def _one_ticker(part: str) -> str | None:

@@ -42,10 +42,12 @@ def joined_parts(text: str, *, spaces: bool = False) -> list[str]:
     return parts if len(parts) >= 2 else []
 
 
-def list_hint(text: str, read: Callable[[str], object | None], *, spaces: bool = False) -> str:
+def list_hint(text: str, read: Callable[[str], object | None], *, spaces: bool = False,
+              taken: Callable[[list[object]], bool] | None = None) -> str:
     """``"; did you mean ['Singapore', 'USA']?"`` for a list pasted as the one value ``text``
     (:func:`joined_parts`), each part as ``read`` reads it alone (None: it reads as
-    nothing, and there is no hint); else ``""``.
+    nothing, and there is no hint), and the list as a whole ``taken`` (when given: a hint
+    never suggests a list that would be refused); else ``""``.
 
     Examples
     --------
@@ -53,8 +55,10 @@ def list_hint(text: str, read: Callable[[str], object | None], *, spaces: bool =
     ("; did you mean ['ETH', 'BTC']?", '; did you mean [1, 2]?', '')
     >>> list_hint("Singapore, Atlantis", {"singapore": "Singapore"}.get)
     ''
+    >>> list_hint("1, 0", int), list_hint("1, 0", int, taken=lambda ids: min(ids) >= 1)
+    ('; did you mean [1, 0]?', '')
     """
     meant = [read(part) for part in joined_parts(text, spaces=spaces)]
-    if not meant or any(one is None for one in meant):
+    if not meant or any(one is None for one in meant) or (taken and not taken(meant)):
         return ""
     return f"; did you mean {meant!r}?"

@@ -30,6 +30,7 @@ from .api.params import (
     LIST_PARAMS,
     STATUSES,
     closest,
+    pasted_id,
     refuse_misreading,
     validate_list_params,
 )
@@ -44,7 +45,7 @@ from .errors import (
     quoted,
     warn,
 )
-from .joinedlists import list_hint
+from .joinedlists import joined_parts, list_hint
 from .numerals import (
     INT64_MAX,
     as_integer,
@@ -131,8 +132,8 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
             raise InvalidParameter(f"invalid list parameter {key}={quoted(params[key])}: "
                                    "must be ids or names, not an empty string")
         for v in _values(params.get(key)):  # "1, 2": ids pasted as one, no name to look up
-            if hint := list_hint(v, lambda part: None if _is_name(part) else as_integer(part),
-                                 spaces=True):  # (an id out of range: refused when given)
+            if hint := list_hint(v, lambda part: None if _is_name(part) else pasted_id(part),
+                                 spaces=True):  # (an id out of range: no hint)
                 raise InvalidParameter(f"invalid list parameter {key}={quoted(params[key])}: "
                                        f"{quoted(v)} is no id nor name{hint}")
     # Check everything that can be checked without the filter set first,
@@ -374,15 +375,16 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
     names = [n for n in names if any(t is not None for t in known[n.strip().casefold()])]
     groups = _OTHER_NAMES.get(key)
     suggestions = same_name(value, names, groups) if groups else []
+    spelled = {n.strip().casefold(): n for n in names}
     if not suggestions:
-        by_folded = {n.strip().casefold(): n for n in names}
-        suggestions = [by_folded[c] for c in closest(value.strip().casefold(), by_folded)]
+        suggestions = [spelled[c] for c in closest(value.strip().casefold(), spelled)]
+        if joined_parts(value):  # "Singapore, Atlantis": never a part alone; but a near name
+            suggestions = [n for n in suggestions if joined_parts(n)]  # with a comma, if one
     hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
-    # "Singapore, USA": the list pasted as one value, never its first part alone
-    spelled = {n.strip().casefold(): n for n in names}
-    hint = list_hint(value, lambda part: spelled.get(part.casefold()) if place else (
-        as_integer(part) if not _is_name(part) else spelled.get(part.casefold()))) or hint
+    # "Singapore, USA": the list pasted as one value; a name that holds a comma first
+    hint = hint or list_hint(value, lambda part: spelled.get(part.casefold()) if place else (
+        pasted_id(part) if not _is_name(part) else spelled.get(part.casefold())))
     raise InvalidParameter(f"unknown {key if place else key + ' name'} {quoted(value)}{hint} (see "
                            f"the {'location' if place else key} rows of icoframes.load_filters())")
 

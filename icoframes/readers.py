@@ -109,9 +109,14 @@ def seconds(value: Any) -> float:
             hasattr(value, "ndim") and value.ndim != 0):
         # "30s": a duration as an age argument reads it, whose seconds a setting takes
         duration = duration_text(value) if isinstance(value, str) else None
+        if duration is None:
+            raise ValueError("must be a number of seconds" + did_you_mean_number(value,
+                                                                                 whole=False))
+        meant = duration.total_seconds()  # suggested only when it is taken ("-1D", "2D": not)
+        written = f"{meant:g}" if float(f"{meant:g}") == meant else repr(meant)  # never rounded
         raise ValueError("must be a number of seconds" + (
-            f"; did you mean {duration.total_seconds():g}?" if duration is not None
-            else did_you_mean_number(value, whole=False)))
+            f"; did you mean {written}?" if 0 < meant <= MAX_SECONDS
+            else f", positive and at most {MAX_SECONDS:,.0f} (a day)"))
     try:  # float()'s own error quotes the value whole (b"<key>", 10 MB of bytes): not said
         read = float(number)
     except OverflowError:  # an int past float's range (10**400): no finite float

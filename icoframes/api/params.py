@@ -39,6 +39,7 @@ __all__ = [
     "LIST_PARAMS",
     "LOADER_FILTERS",
     "MAX_ID",
+    "NOTHING_WORDS",
     "OTHER_MEANINGS",
     "PAGE_SIZE",
     "PARAMS",
@@ -54,6 +55,7 @@ __all__ = [
     "Status",
     "YesFlag",
     "closest",
+    "pasted_id",
     "read_ico_id",
     "refuse_misreading",
     "validate_list_params",
@@ -78,6 +80,11 @@ SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
 #: The largest id, of an ICO or a platform, category or type: ids are int64 columns (a
 #: larger one was sent, or its JSON failed: 10**5000 has more digits than str() writes).
 MAX_ID = INT64_MAX
+
+#: Texts that spell nothing (str(None), str(NaN) or str(NaT) of a pandas-read config, JSON's
+#: null, Ruby's nil, undefined): as tickers (NONE, NAN, ...) a list filtered to no ICO, never
+#: what a list hint suggests.
+NOTHING_WORDS: Final = frozenset({"none", "null", "nan", "nat", "nil", "undefined"})
 #: What a currency ticker looks like ("ETH", "usdt", "Fiat"): 2 to 10 letters or digits.
 TICKER = re.compile(r"[A-Za-z0-9]{2,10}")
 
@@ -248,13 +255,14 @@ def _int(param: Param, value: Any) -> int:
 def _ids(param: Param, value: Any) -> list[int]:
     items = _as_list(param.name, value)
     for item in items:  # "1, 2": a list pasted as one value
-        if hint := list_hint(item, _one_id, spaces=True):
+        if hint := list_hint(item, pasted_id, spaces=True):
             raise _invalid(param.name, value, f"must be ids (positive integers){hint}")
     return [_int_in(param.name, v, 1, MAX_ID, what="ids (positive integers)") for v in items]
 
 
-def _one_id(part: str) -> int | None:
-    """The id a part of a pasted list (``"1, 2"``) writes, if it writes one."""
+def pasted_id(part: str) -> int | None:
+    """The id a part of a pasted list (``"1, 2"``) writes, if it writes one (1 to
+    :data:`MAX_ID`, as an id given alone must be: a list hint suggests no refused id)."""
     number = as_integer(part)
     return number if number is not None and 1 <= number <= MAX_ID else None
 
@@ -269,7 +277,7 @@ def _strings(param: Param, value: Any) -> list[str]:
     for item in items:
         if not TICKER.fullmatch(item.strip()):  # "ETH,BTC": a list pasted as one value
             hint = list_hint(item, lambda part: part.upper() if TICKER.fullmatch(part)
-                             else None)
+                             and part.casefold() not in NOTHING_WORDS else None)
             raise _invalid(param.name, value, "takes currency tickers (2 to 10 letters or "
                            f"digits, like 'ETH' or 'USDT'); {quoted(item)} is not one{hint}")
     return [item.strip().upper() for item in items]

@@ -55,13 +55,15 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     else:
         duration = (duration_text(rate_max_age) if isinstance(rate_max_age, str)
                     else numpy_duration(rate_max_age) if isinstance(rate_max_age, np.timedelta64)
-                    else pd.Timedelta(rate_max_age) if isinstance(rate_max_age, dt.timedelta)
+                    else _timedelta(rate_max_age) if isinstance(rate_max_age, dt.timedelta)
                     else None)
         if duration is not None and duration > pd.Timedelta(0):
             return duration  # 1ns too: the date's own day, as any age under a day
         meant = meant_number(rate_max_age, whole=False) if isinstance(rate_max_age, str) \
             else None  # "٣": 3 seconds, which is surely 3 days here
         why, hint = (_under_a_day(meant) if meant is not None and 0 < meant < _DAY.total_seconds()
+                     else (" (longer than a pandas Timedelta holds: about 106,751 days)", "")
+                     if isinstance(rate_max_age, dt.timedelta) and duration is None
                      else ("", age_hint(rate_max_age)))
     raise InvalidParameter(
         f"{function}: rate_max_age must be a positive duration, such as '7D', '12h', "
@@ -74,3 +76,12 @@ def _under_a_day(seconds: float) -> tuple[str, str]:
     days, the seconds with their unit) it most likely means."""
     return (" (seconds: under the day by which rates are matched)",
             f"; did you mean '{seconds:g}{'D' if seconds <= 366 else 's'}'?")
+
+
+def _timedelta(value: dt.timedelta) -> pd.Timedelta | None:
+    """``value`` as a pandas Timedelta, or None past pandas' range (``timedelta.max``: about
+    106,751 days; pandas' own OutOfBoundsTimedelta would say nothing of ``rate_max_age``)."""
+    try:
+        return pd.Timedelta(value)
+    except (ValueError, OverflowError):  # OutOfBoundsTimedelta is a ValueError
+        return None
