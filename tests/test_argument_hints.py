@@ -69,7 +69,7 @@ def test_every_age_argument_reads_a_duration_as_text(warm):
 
 @pytest.mark.parametrize(("age", "hint"), [
     ("1 month", " (a month has no fixed length); did you mean '30D'?"),
-    ("1M", " (a month has no fixed length); did you mean '30D'?"),
+    ("1M", " (m: minutes or months?); did you mean '1min' or '30D'?"),
     ("P1M", " (a month has no fixed length); did you mean '30D'?"),  # a minute to pandas
     ("2 years", " (a year has no fixed length); did you mean '730D'?"),
     ("2 weeks", "; did you mean '2W'?"), ("7T", "; did you mean '7min'?"),

@@ -492,8 +492,8 @@ def test_a_rate_max_age_of_seconds_under_a_day_says_the_days_it_most_likely_mean
 @pytest.mark.parametrize(("given", "hint"), [
     # no positive count: nothing to suggest
     ("0", ""), (0, ""), ("-7", ""), (-7, ""), (float("inf"), ""), (float("nan"), ""),
-    (True, ""), ("\u0663D", "; did you mean '3D'?"), ("1M", " (a month has no fixed length); "
-                                                    "did you mean '30D'?"),
+    (True, ""), ("\u0663D", "; did you mean '3D'?"),
+    ("1M", " (m: minutes or months?); did you mean '1min' or '30D'?"),
 ])
 def test_a_rate_max_age_that_is_no_positive_age_is_refused(given, hint):
     icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
