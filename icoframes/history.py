@@ -43,15 +43,15 @@ import pandas as pd
 from . import changekinds
 from . import snapshots as tree
 from .changekinds import EVENT_ORDER, PROFILE_COLUMNS, UNITS, columns_compared
-from .dayfolder import check_one_query, held_queries
+from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, did_you_mean, quoted
 from .eventvalues import as_text, plain_units, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
-from .held import hold
+from .parserdays import PARSER, parser_of, same_copy, two_parsers, warn_parser_changed
 from .queries import checked_keywords
 from .schema import ICOS, empty_frame
-from .snapshotdays import dated_rows, named_dates
+from .snapshotdays import dated_rows, day_infos, named_dates
 from .snapshotpick import day_bounds, days_between, table_columns
 from .snapshots import (
     DATE_DTYPE,
@@ -68,6 +68,7 @@ from .snapshots import (
     warn_uncounted,
     with_listed,
 )
+from .treequeries import one_query
 from .textdtype import text_values
 
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
@@ -162,6 +163,10 @@ def changes(
             The snapshot compared with: the change happened after it, by
             ``snapshot_date`` (days between snapshots are unknown). For an
             ICO that went unseen, the last snapshot that held it.
+        ``parser_changed`` (bool)
+            The two values were read by two parser versions (their snapshots'
+            manifests say so; warned of, naming the days): the change may be the
+            parser's alone. Never of a status, ``new``, ``removed`` or a gap.
 
         Sorted by date, ICO, then kind. The first snapshot is the baseline: it has no
         events. A snapshot that held no ICO (its query matched nothing that day:
@@ -173,7 +178,9 @@ def changes(
         A value going missing or appearing is a change; missing in both
         is not. A value read from the profile is compared only when the ICO's profile
         was fetched again (its ``fetched_at`` moved): the same copy read by another
-        parser version (after an upgrade of icoframes) is no change at the service.
+        parser version (after an upgrade of icoframes) is no change at the service; a
+        copy fetched again and read by another parser than the day before's is marked
+        (``parser_changed``) and warned of.
         Snapshots are taken as complete when the frame carries no completeness
         (``attrs["icoframes"]["snapshots"]``, which :func:`read_snapshots` sets).
 
@@ -232,6 +239,7 @@ def changes(
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
     cut_by = query_cut(frame, dates)  # --status ongoing: a sale that ended reads as removed
     gaps_on = gaps_by_date(frame)  # the last read of attrs: the manifests' summaries
+    parsers = {pd.Timestamp(i["snapshot_date"]): parser_of(i) for i in day_infos(frame)}
     frame = without_attrs(frame)  # each day's groups and comparisons: no report to carry
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise InvalidParameter(_TWICE)
@@ -243,11 +251,11 @@ def changes(
     def day_of(date: pd.Timestamp) -> tuple[pd.DataFrame, Gaps | None]:
         rows = rows_of.get(date)
         held = nothing if rows is None else frame.iloc[rows].set_index("id")
-        return held, gaps_on.get(date)
+        return held.assign(**{PARSER: parsers.get(date)}), gaps_on.get(date)
 
     only = pd.Index(frame["id"].unique()) if cut else None  # the ids a cut frame kept
     events = _walk(dates, day_of, compared, only)
-    return _finished(events, compared, gaps, cut_by, None)
+    return _finished(events, compared, gaps, cut_by, None, parsers)
 
 
 _TWICE = "an ICO id occurs twice in one snapshot; the snapshots are not icos"
@@ -265,6 +273,7 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
     folders = tree.snapshot_folders(folder)  # (looked up at the call, as read_snapshots does)
     first, _ = day_bounds(start, end)
     infos: list[dict[str, Any]] = []
+    parsers: dict[pd.Timestamp, str | None] = {}
     # the baseline: the last complete day before start (the first day when none is), by the
     # manifests (the days are read once their queries are checked). After a complete day the
     # walk holds that day's rows alone (no ICO carried unseen, none listed without a row), as
@@ -278,14 +287,16 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
                 continue
         break
     folders = days_between(folders, start if baseline is None else baseline, end)
-    _one_query(folders)  # by the manifests: a mixed tree is refused before any day is read
+    one_query(folders)  # by the manifests: a mixed tree is refused before any day is read
 
     def day_of(date: pd.Timestamp) -> tuple[pd.DataFrame, Gaps | None]:
         rows, info = read_day(folders[date], date, "icos", names)
         infos.append({**info, "snapshot_date": date.date().isoformat()})  # as in attrs
         if rows["id"].duplicated().any():
             raise InvalidParameter(_TWICE)
-        return rows.sort_values("id").set_index("id"), gaps_of(info)
+        parsers[date] = parser_of(info)
+        return rows.sort_values("id").set_index("id").assign(**{PARSER: parsers[date]}), \
+            gaps_of(info)
 
     dates = pd.DatetimeIndex(folders.index)
     events = _walk(dates, day_of, compared, None)
@@ -293,19 +304,7 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
     held = pd.DataFrame({"snapshot_date": np.empty(0, DATE_DTYPE)})
     held.attrs["icoframes"] = {"snapshots": infos}
     check_one_query(held, dates)
-    return _finished(events, compared, gaps, query_cut(held, dates), first)
-
-
-def _one_query(folders: pd.Series) -> None:
-    """Refuse snapshots of different queries by their manifests alone, warning nothing: the
-    days read are checked again (one replaced meanwhile), and that check warns."""
-    held = pd.DataFrame({"snapshot_date": np.empty(0, DATE_DTYPE)})
-    held.attrs["icoframes"] = {"snapshots": [
-        {"snapshot_date": date.date().isoformat(), "queries": queries, "queries_given": given}
-        for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True)
-        for queries, given in [held_queries(Path(folder))]]}
-    with hold(restated=lambda one: True):  # (dropped: never told)
-        check_one_query(held, folders.index)
+    return _finished(events, compared, gaps, query_cut(held, dates), first, parsers)
 
 
 def _walk(dates: pd.Index, day_of: Callable[[pd.Timestamp], tuple[pd.DataFrame, Gaps | None]],
@@ -329,15 +328,18 @@ def _walk(dates: pd.Index, day_of: Callable[[pd.Timestamp], tuple[pd.DataFrame, 
 
 
 def _finished(events: list[pd.DataFrame], compared: dict[str, str], gaps: str,
-              cut_by: str | None, first: pd.Timestamp | None) -> pd.DataFrame:
+              cut_by: str | None, first: pd.Timestamp | None,
+              parsers: dict[pd.Timestamp, str | None]) -> pd.DataFrame:
     """The events as :func:`changes` gives them: of ``first`` on, gaps skipped when asked,
-    warned of when of a query that cuts, sorted and typed."""
+    warned of when of a query that cuts or read by two parsers (``parsers``: each day's),
+    sorted and typed."""
     out = pd.concat(events, ignore_index=True)
     if first is not None:  # (the baseline day before it has no events)
         out = out[out["snapshot_date"] >= first]
     if gaps == "skip":
         out = out[~out["kind"].isin(GAP_KINDS)]
     warn_query_cut(cut_by, "changes", out["kind"])  # of the events given
+    warn_parser_changed(out, parsers)
     order = {**EVENT_ORDER, **{k: i + 2 for i, k in enumerate(compared)}}
     rank = out["kind"].map(order)
     out = out.assign(_rank=rank).sort_values(["snapshot_date", "ico_id", "_rank"],
@@ -379,7 +381,7 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     parts.append(_events(newly, "unseen", as_text(status_before.loc[newly]), None,
                          seen.loc[newly].to_numpy()))
     both = known.index.intersection(after.index)
-    same_copy = _same_copy(known, after, both)
+    copy_kept, parser_moved = same_copy(known, after, both), two_parsers(known, after, both)
     rowless = np.asarray(both.isin(listed[0]), dtype=bool)  # (a day listed again: one of them)
     for kind, column in compared.items():
         old, new = known.loc[both, column], after.loc[both, column]
@@ -390,7 +392,7 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
             both_known = old.notna().to_numpy() & new.notna().to_numpy()
             changed |= ~same_values(old_unit, new_unit) & both_known
         if column in PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
-            changed &= ~same_copy
+            changed &= ~copy_kept
         # a day without a row says the status it listed the ICO under, and nothing else:
         # its other values are unknown, not missing, and the first row's are no change
         changed &= ~rowless | ((old.notna().to_numpy() & new.notna().to_numpy())
@@ -400,7 +402,8 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
         if unit is not None:
             old_text = with_unit(old_text, old_unit[changed])
             new_text = with_unit(new_text, new_unit[changed])
-        parts.append(_events(ids, kind, old_text, new_text, seen.loc[ids].to_numpy()))
+        parts.append(_events(ids, kind, old_text, new_text, seen.loc[ids].to_numpy(),
+                             column != "status" and parser_moved[changed]))
     events = pd.concat(parts, ignore_index=True)
     events["snapshot_date"] = date
     carried = known.loc[unseen]
@@ -409,17 +412,8 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     return events, known_after, seen_after, listed[1].union(unseen.intersection(listed[0]))
 
 
-def _same_copy(known: pd.DataFrame, after: pd.DataFrame, ids: pd.Index) -> np.ndarray:
-    """Whether each of ``ids`` has the same copy of its profile on both sides (the same
-    ``fetched_at``): its values can differ only by the parser that read them."""
-    if "fetched_at" not in known.columns or "fetched_at" not in after.columns:
-        return np.zeros(len(ids), dtype=bool)
-    old, new = known.loc[ids, "fetched_at"], after.loc[ids, "fetched_at"]
-    return same_values(old, new) & old.notna().to_numpy()
-
-
 def _events(ids: pd.Index, kind: str, old: list[object] | None,
-            new: list[object] | None, previous: Any) -> pd.DataFrame:
+            new: list[object] | None, previous: Any, marked: Any = False) -> pd.DataFrame:
     n = len(ids)
     # text held as object until _typed_events: every part of one dtype, so concatenating
     # an empty or all-missing part changes no dtype and pandas warns of none (pandas 2.2
@@ -430,13 +424,15 @@ def _events(ids: pd.Index, kind: str, old: list[object] | None,
         "old": pd.Series(old if old is not None else [np.nan] * n, dtype=object),
         "new": pd.Series(new if new is not None else [np.nan] * n, dtype=object),
         "previous_date": np.broadcast_to(np.asarray(previous, dtype=_DATE_DTYPE), (n,)),
+        "parser_changed": np.broadcast_to(np.asarray(marked, dtype=bool), (n,)),
     })
 
 
 def _empty_events() -> pd.DataFrame:
     return pd.DataFrame({"ico_id": np.empty(0, "int64"), "snapshot_date": np.empty(0, _DATE_DTYPE),
                          **{c: pd.Series([], dtype=object) for c in ("kind", "old", "new")},
-                         "previous_date": np.empty(0, _DATE_DTYPE)})
+                         "previous_date": np.empty(0, _DATE_DTYPE),
+                         "parser_changed": np.empty(0, bool)})
 
 
 def _typed_events(events: pd.DataFrame) -> pd.DataFrame:
@@ -447,4 +443,5 @@ def _typed_events(events: pd.DataFrame) -> pd.DataFrame:
         "old": text_values(events["old"]),
         "new": text_values(events["new"]),
         "previous_date": events["previous_date"].astype(_DATE_DTYPE),
+        "parser_changed": events["parser_changed"].astype(bool),
     })

@@ -430,7 +430,8 @@ def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> 
             "exported_at": manifest.get("exported_at"),
             # the list queries it holds (None: its manifest, an older version's, says none)
             "queries": query_params(manifest),
-            "queries_given": dicts(manifest.get("queries_given"))}
+            "queries_given": dicts(manifest.get("queries_given")),
+            **{key: manifest.get(key) for key in ("parser_version", "parser_fingerprint")}}
 
 
 def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

@@ -80,7 +80,8 @@ def test_changes_lists_new_removed_status_and_values(history):
     out, done = history
     events = changes(out)
     assert events.columns.tolist() == ["ico_id", "snapshot_date", "kind", "old", "new",
-                                       "previous_date"]
+                                       "previous_date", "parser_changed"]
+    assert not events["parser_changed"].any()  # one parser wrote every day
     assert events.dtypes["ico_id"] == np.dtype("int64")
     assert events.dtypes["snapshot_date"] == np.dtype("datetime64[ms]")
     assert events.dtypes["kind"] == schema.TEXT_DTYPE

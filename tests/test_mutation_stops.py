@@ -129,7 +129,9 @@ BREAKER = ServiceUnavailable("the breaker tripped")
      "remain to fetch. Everything fetched is cached, and offline=True returns it now without a "
      "request. The service does not say when its allowance resets: the next call sends one "
      "request first (a probe, costing one request) and goes on if it is accepted, so call the "
-     "same loader again later to fetch only the rest."),
+     "same loader again later to fetch only the rest. The requests above are counted from "
+     "00:00 UTC: the service's own day may begin at another hour, and count requests sent "
+     "before it; if it resets at a known time, set quota_reset."),
     (SERVICE, _state(refused_at=dt.datetime(2026, 11, 26, 14, 5), refused_after=12,
                      reset=dt.time(3, 30), day_ends=TOMORROW), True,
      "the service refused this key: its daily request limit (error 485) was reached at 14:05 "

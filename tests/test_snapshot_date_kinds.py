@@ -130,7 +130,7 @@ def test_a_categorical_date_lets_no_pandas_warning_out(tree):
         events = changes(made)
         ax = plot_status_flow(made)
     assert events.empty and list(events.columns) == [
-        "ico_id", "snapshot_date", "kind", "old", "new", "previous_date"]
+        "ico_id", "snapshot_date", "kind", "old", "new", "previous_date", "parser_changed"]
     assert [p.get_height() for b in ax.containers for p in b.patches] == [3, 3, 3]
     assert [t.get_text() for t in ax.get_xticklabels()] == [
         "2026-11-01", "2026-11-02", "2026-11-04"]

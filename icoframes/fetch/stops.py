@@ -192,7 +192,11 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                     " UTC (Retry-After), not saying whether its allowance resets then: the next "
                     "call sends one request first (a probe, costing one request) and goes on if "
                     f"it is accepted, so call the same loader again then{rest}.")
-        if state.reset is not None:
+        if state.reset is None:  # the count said is by UTC days; the service's is not stated
+            then += (" The requests above are counted from 00:00 UTC: the service's own day "
+                     "may begin at another hour, and count requests sent before it; if it "
+                     "resets at a known time, set quota_reset.")
+        else:
             then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
                     f"is sent before {_at(state)}; call the same loader again then{rest}.")
             if began_again:
