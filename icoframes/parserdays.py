@@ -43,9 +43,20 @@ def parser_of(info: Mapping[str, Any]) -> str | None:
     return None if version is None and fingerprint is None else f"{version} {fingerprint}"
 
 
-def parser_said(parser: str) -> str:
-    """A :func:`parser_of` as a warning names it: ``parser 31``."""
-    return f"parser {parser.partition(' ')[0]}"
+def parser_said(parser: str | None, other: str | None) -> str:
+    """A :func:`parser_of` as a warning names it beside ``other``: ``parser 31``, with its
+    fingerprint when both are of one version (a build whose parser source differs).
+
+    Examples
+    --------
+    >>> parser_said("31 ab12", "30 cd34"), parser_said("31 ab12", "31 cd34")
+    ('parser 31', 'parser 31 ab12')
+    """
+    if parser is None:
+        return "parser not said"
+    version, _, fingerprint = parser.partition(" ")
+    same = other is not None and other.partition(" ")[0] == version
+    return f"parser {version} {fingerprint[:12]}" if same else f"parser {version}"
 
 
 def same_copy(known: pd.DataFrame, after: pd.DataFrame, ids: pd.Index) -> np.ndarray:
@@ -75,8 +86,8 @@ def warn_parser_changed(events: pd.DataFrame, parsers: Mapping[pd.Timestamp, str
         return
     pairs = marked.groupby(["previous_date", "snapshot_date"]).size()
     said = "; ".join(
-        f"{n} on {after:%Y-%m-%d} ({parser_said(parsers.get(after) or '?')}) against "
-        f"{before:%Y-%m-%d} ({parser_said(parsers.get(before) or '?')})"
+        f"{n} on {after:%Y-%m-%d} ({parser_said(parsers.get(after), parsers.get(before))}) "
+        f"against {before:%Y-%m-%d} ({parser_said(parsers.get(before), parsers.get(after))})"
         for (before, after), n in zip(pairs.index.tolist(), pairs.tolist(), strict=True))
     warn(f"changes: {len(marked)} event(s) compare values read by two parser versions ({said}): "
          "a value the newer parser reads otherwise shows as a change the service did not make "

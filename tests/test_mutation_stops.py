@@ -369,7 +369,10 @@ def test_quota_error_says_what_could_not_be_kept():
         "remain to fetch. Not everything fetched could be kept (the disk is full); offline=True "
         "returns what was, now, without a request. The service does not say when its allowance "
         "resets: the next call sends one request first (a probe, costing one request) and goes "
-        "on if it is accepted, so call the same loader again later to fetch only the rest.")
+        "on if it is accepted, so call the same loader again later to fetch only the rest. "
+        "The requests above are counted from 00:00 UTC: the service's own day may begin at "
+        "another hour, and count requests sent before it; if it resets at a known time, set "
+        "quota_reset.")
     assert (error.code, error.remaining) == (485, 3)
 
 

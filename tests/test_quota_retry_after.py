@@ -55,7 +55,9 @@ def test_a_daily_limit_asking_a_wait_says_when_to_call_again(configure, status, 
         f"The service asked to be called again after {then:%Y-%m-%d %H:%M:%S} UTC "
         "(Retry-After), not saying whether its allowance resets then: the next call sends one "
         "request first (a probe, costing one request) and goes on if it is accepted, so call "
-        "the same loader again then to fetch only the rest.")
+        "the same loader again then to fetch only the rest. The requests above are counted "
+        "from 00:00 UTC: the service's own day may begin at another hour, and count requests "
+        "sent before it; if it resets at a known time, set quota_reset.")
 
 
 @pytest.mark.parametrize(("status", "wait"), [(200, "30"), (429, None), (429, "soon")])
