@@ -5,8 +5,10 @@ between days of one parser are unmarked.
 
 The days are real exports of the sandbox; the first two are then made as an older parser
 would have written them: their manifests name another parser version, and day 2 holds the
-value that parser read otherwise (a hard cap it left missing both days, as parser 30 did
-for "30,000" beside a decimal comma). Day 3 is the new parser's.
+value that parser read otherwise: a hard cap it left missing both days, which the new
+parser reads (the reverse of parser 30 reading "30,000" ETH beside a decimal-comma price
+and parser 31 leaving it missing; the mark does not depend on the direction). Day 3 is the
+new parser's.
 """
 
 from __future__ import annotations
