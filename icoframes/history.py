@@ -68,8 +68,8 @@ from .snapshots import (
     warn_uncounted,
     with_listed,
 )
-from .treequeries import one_query
 from .textdtype import text_values
+from .treequeries import one_query
 
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
            "read_snapshots", "snapshot_folders", "snapshot_info"]
