@@ -46,7 +46,7 @@ from .writes import ProfileRecord, add_list_columns, keep_list, record_in
 
 # (ProfileRecord, kept by :meth:`Cache.record`, is named here too: where its callers look)
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
-           "ProfileRecord", "Stored", "ipc"]
+           "ProfileRecord", "Stored", "holding", "ipc"]
 
 DB_NAME: Final = "cache.sqlite3"
 LOCK_NAME: Final = ".lock"  #: the service folder's lock: housekeeping and the derived tables
