@@ -5,7 +5,8 @@ it. When a crawl stops, what it sent is waited for (:func:`grace`): at the daily
 ledger's error), each until its own deadline; after another stop, :data:`GRACE` seconds; after
 a Ctrl-C, SIGTERM or SIGHUP, :data:`FINISHING` seconds.
 
-While a crawl hands out requests, the first of these signals is caught (:class:`FirstSignal`):
+While a crawl hands out requests (or a load fetches the filter set,
+:func:`~.pool.held_request`), the first of these signals is caught (:class:`FirstSignal`):
 the handler set before runs at once, and what it raises (``KeyboardInterrupt``; the command's
 ``Terminated``; a service's ``SystemExit``) is held. From that moment no new request or retry
 leaves; the load waits for the requests in flight, keeps their answers as it keeps any (the

@@ -3,6 +3,8 @@
 The pool only runs requests; what to ask for and what to do with an answer is
 the load's (:class:`~icoframes.fetch.load.Load`). Each request is tagged with
 its kind ("page" or "profile") and what it is for, and comes back with them.
+A request sent on its own (the filter set's) is sent as a crawl sends its own
+(:func:`held_request`): its first Ctrl-C lets it end.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ import queue
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
+from ..api.switch import StopSwitch
 from ..errors import CacheError
-from .inflight import FirstSignal
+from .inflight import FirstSignal, grace
 
-__all__ = ["Finished", "RequestPool"]
+__all__ = ["Finished", "RequestPool", "held_request"]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: The longest single wait of :meth:`RequestPool.shut_down`, in seconds. A wait with
 #: no end can miss a Ctrl-C: CPython runs the handler of a signal that arrives after
@@ -163,3 +169,38 @@ class RequestPool:
         self._pool.shutdown(wait=False, cancel_futures=True)
         return [(kind, info, future) for future, (kind, info) in list(self._tasks.items())
                 if future.done() and not future.cancelled()]
+
+
+def held_request(send: Callable[[], T], keep: Callable[[T], R], control: StopSwitch) -> R:
+    """``keep(send())``, ``send`` (one request, its retries) run on a worker as a crawl runs
+    its own: the first Ctrl-C (SIGTERM, SIGHUP) whose handler raises is held (no retry
+    leaves; the request gets :data:`~.inflight.FINISHING` seconds at most, said), its answer
+    is kept (``keep``), then what the handler raised is raised; a second one cuts it at once
+    and is raised (:mod:`.inflight`). (Sent from the main thread, the request would be cut
+    by the first Ctrl-C: paid for, its answer lost, asked again by the next load.)"""
+    pool, held = RequestPool(1), FirstSignal(on_caught=control.stop_sending)
+    ended: list[Finished] = []
+    interrupted = True  # (a signal before the hold: cut, as a crawl's)
+    try:
+        with held:
+            pool.submit("request", None, send)
+            while held.caught is None and not ended:
+                if (done := pool.next_done(timeout=_TICK)) is not None:
+                    ended.append(done)
+        interrupted = False
+    finally:
+        try:
+            wait = grace(None, interrupted=interrupted, held=held, unpaid=(),
+                         in_flight=pool.busy, halt=control.halt)
+        except BaseException as exc:  # a second signal as the finishing line is said
+            wait = pool.cut_by(exc)
+        ended += pool.shut_down(grace=wait, cancel=control.cancel)
+    answer = ended[0][2] if ended else None
+    if (raised := pool.interrupted or held.caught) is not None:  # a second signal's first
+        try:
+            if answer is not None and answer.exception() is None:
+                keep(answer.result())  # what came is kept, as a crawl keeps it
+        finally:
+            raise raised  # (a write's error, if any, as its context)
+    assert answer is not None  # (the loop ends with it, or by a signal)
+    return keep(answer.result())  # (or its error)

@@ -37,10 +37,11 @@ __all__ = ["REMOVED_BY_A_CLEAR", "assemble", "filter_set", "recounted", "state_o
 REMOVED_BY_A_CLEAR = f"fetched by this call, then {CLEARED}; the next online load fetches it again"
 
 
-def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
+def filter_set(cache: Cache, fetch: Callable[[Callable[[Any], Any]], Any], *, refresh: bool,
                limit: dt.timedelta | None, offline: bool) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The filter set and the query it answers: the cached copy when fresh enough (or
-    offline), else what ``fetch()`` returns (one request), kept in the cache."""
+    offline), else what ``fetch(keep)`` hands ``keep`` (one request), kept in the cache
+    (``fetch`` returns what ``keep`` does: a Ctrl-C it holds is raised once it is kept)."""
     cached = cache.read_filters()
     if cached is not None and not refresh:
         frame, fetched_at, meta, _ = cached
@@ -49,12 +50,16 @@ def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
                            "fetched_at": fetched_at.isoformat(),
                            "problems": meta.get("problems") or []}
     asked = from_ms(ms(utcnow()))  # it is as old as the request (at the cache's precision)
-    raw = fetch()
-    lost = Problems()
-    frame = filters_frame(raw, lost)
-    cache.write_filters(raw, frame, problems=lost.records(), fetched_at=asked)
-    return frame, {"params": "filters", "from_cache": False, "fetched_at": asked.isoformat(),
-                   "problems": lost.records()}
+
+    def keep(raw: Any) -> tuple[pd.DataFrame, dict[str, Any]]:
+        lost = Problems()
+        frame = filters_frame(raw, lost)
+        cache.write_filters(raw, frame, problems=lost.records(), fetched_at=asked)
+        return frame, {"params": "filters", "from_cache": False,
+                       "fetched_at": asked.isoformat(), "problems": lost.records()}
+
+    result: tuple[pd.DataFrame, dict[str, Any]] = fetch(keep)
+    return result
 
 
 def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any, *,

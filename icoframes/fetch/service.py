@@ -12,8 +12,8 @@ import errno
 import os
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..api.client import Client
 from ..api.control import LoadControl, profile_item
@@ -27,12 +27,15 @@ from ..store.connections import check_open_files
 from ..store.db import check_cache_dir, disk_full
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
+from .pool import held_request
 from .stops import Booking, known_skipped, quota_error, warn_short_quota
 
 if TYPE_CHECKING:
     from .paging import ListQuery
 
 __all__ = ["Service", "check_writable", "forget_unreached"]
+
+T = TypeVar("T")
 
 
 class Service:
@@ -167,11 +170,13 @@ class Service:
             with database.write():
                 pass  # a new file, its log and its tables made
 
-    def fetch_filters(self) -> Any:
-        """The filter set as the service sends it (one request); connections closed after.
-        The daily limit met there is worded as a load's stop (:func:`.stops.quota_error`)."""
+    def fetch_filters(self, keep: Callable[[Any], T]) -> T:
+        """``keep`` the filter set as the service sends it (one request, sent as a crawl sends
+        its own: a first Ctrl-C lets it end and keeps it, :func:`.pool.held_request`);
+        connections closed after. The daily limit met there is worded as a load's stop
+        (:func:`.stops.quota_error`)."""
         try:
-            return self.client("the filter set").filters()
+            return held_request(self.client("the filter set").filters, keep, self.control)
         except QuotaExceeded as stop:  # else the bare code text (or the ledger's) reached users
             raise self.quota_stop(stop, (), fetched=0, left=None, asked=FILTER_SET) from stop
         finally:

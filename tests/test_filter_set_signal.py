@@ -1,0 +1,169 @@
+"""A Ctrl-C while a load fetches the filter set is held as a Ctrl-C during its crawl.
+
+A filter by name (``--category Finance``) needs the filter set's ids, fetched in one request
+before any list on a cold cache. The first Ctrl-C (SIGTERM) lets that request end, keeps its
+answer and then stops the command (130, 143); a second Ctrl-C cuts it at once (the next load
+asks for it again). Here the service holds the filter set's answer until the test lets it go
+or the client closes the connection, and says which came first; the command is a child
+process sent real signals, and nothing waits on the clock.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+from hostile import FILTERS, LIST, PROFILE, HostileServer, json_reply, paged_list
+from ledger_day import on_this_clock
+from pressed_twice import press_ctrl_c_again
+from waiting import HANG_GUARD
+
+import icoframes
+
+pytestmark = pytest.mark.usefixtures("one_ledger_day")
+
+FILTER_SET = {"error": None, "platform": [], "category": [{"id": 4, "name": "Finance"}],
+              "type": [], "location": []}
+
+_SCRIPT = """
+import sys
+from icoframes.cli import main
+sys.exit(main(["export", "--out", sys.argv[1], "--status", "past", "--category", "Finance"]))
+"""
+
+
+class HeldFilterSet:
+    """The filter set's first answer held until its connection closes ("cut") or
+    :meth:`let_go` ("answered"), said in :attr:`end` once :attr:`ended` is set; any later
+    request is answered at once."""
+
+    def __init__(self) -> None:
+        self.arrived, self.ended = threading.Event(), threading.Event()
+        self.end = ""
+        self._wake_r, self._wake_w = os.pipe()
+
+    def __call__(self, h) -> None:
+        h.request_json()
+        if self.arrived.is_set():
+            json_reply(FILTER_SET)(h)
+            return
+        self.arrived.set()
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(h.connection, selectors.EVENT_READ)
+            waiting.register(self._wake_r, selectors.EVENT_READ)
+            ready = {key.fileobj for key, _ in waiting.select()}
+        cut = h.connection in ready and not h.connection.recv(1)  # the client closed it
+        self.end = "cut" if cut else "answered"
+        self.ended.set()
+        if not cut:
+            json_reply(FILTER_SET)(h)
+
+    def let_go(self) -> None:
+        os.write(self._wake_w, b"x")
+
+    def close(self) -> None:
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+
+@pytest.fixture
+def service():
+    """The service, its filter set's first answer held (closed after the test's loads)."""
+    held = HeldFilterSet()
+    with HostileServer({FILTERS: held, LIST: paged_list(3), PROFILE: _profile}) as srv:
+        try:
+            yield srv, held
+        finally:
+            held.let_go()
+    held.close()
+
+
+def _profile(h) -> None:
+    ico_id = h.request_json()["id"]
+    json_reply({"error": None, "data": {"id": ico_id, "main": {"name": f"P{ico_id}"}}})(h)
+
+
+def _export_stopped(srv: HostileServer, held: HeldFilterSet, tmp_path, sig: int, *,
+                    twice: bool) -> tuple[int, str]:
+    """The export's exit code and stderr, ``sig`` sent as its filter-set request arrived,
+    then a Ctrl-C (``twice``) once it says it is finishing, else the answer let go then."""
+    env = {**os.environ, "ICOFRAMES_BASE_URL": srv.base_url,
+           "ICOFRAMES_PUBLIC_KEY": "p", "ICOFRAMES_PRIVATE_KEY": "s",
+           "ICOFRAMES_CACHE_DIR": str(tmp_path / "cache"), "ICOFRAMES_TIMEOUT": "3600"}
+    proc = subprocess.Popen([sys.executable, "-c", on_this_clock(_SCRIPT),
+                             str(tmp_path / "out")], env=env, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    head = ""
+    try:
+        assert held.arrived.wait(HANG_GUARD), "the filter set was never asked for"
+        proc.send_signal(sig)
+        if twice:
+            head = press_ctrl_c_again(proc)  # (never answered: it cuts the request)
+        else:
+            for line in proc.stderr:  # answered once the command says it is finishing
+                head += line
+                if "finishing" in line:
+                    held.let_go()
+                    break
+        rc = proc.wait(timeout=HANG_GUARD)  # a hang guard, not a measure
+        assert held.ended.wait(HANG_GUARD)
+    finally:
+        proc.kill()
+        err = head + proc.stderr.read()
+        proc.stderr.close()
+    return rc, err
+
+
+def _configured(srv: HostileServer, tmp_path):
+    return icoframes.configure(base_url=srv.base_url, public_key="p", private_key="s",
+                               cache_dir=tmp_path / "cache", timeout=HANG_GUARD)
+
+
+@pytest.mark.parametrize(("sig", "code", "said"), [(signal.SIGINT, 130, "interrupted (SIGINT)"),
+                                                   (signal.SIGTERM, 143, "terminated (SIGTERM)")],
+                         ids=["SIGINT", "SIGTERM"])
+def test_a_first_signal_lets_the_filter_set_request_end_and_keeps_it(service, tmp_path, sig,
+                                                                     code, said):
+    srv, held = service
+    rc, err = _export_stopped(srv, held, tmp_path, sig, twice=False)
+    assert rc == code, err
+    assert f"{said}: finishing 1 request already sent" in err
+    assert held.end == "answered"
+    assert srv.hits == {FILTERS: 1}  # nothing sent after the signal
+    _configured(srv, tmp_path)
+    try:
+        assert icoframes.cache_info().requests_today == 1  # booked: paid for
+        kept = icoframes.load_filters(offline=True)  # its answer kept
+        assert kept.loc[kept["filter"] == "category", "name"].tolist() == ["Finance"]
+        # nothing left held: the same load runs to its end, and asks no filter set again
+        icos = icoframes.load_icos(status="past", category="Finance", progress=False)
+        booked = icoframes.cache_info().requests_today
+    finally:
+        icoframes.reset_configuration()
+    assert len(icos) == 3 and srv.hits[FILTERS] == 1
+    assert booked == sum(srv.hits.values())
+
+
+def test_a_second_ctrl_c_cuts_the_filter_set_request(service, tmp_path):
+    srv, held = service
+    rc, err = _export_stopped(srv, held, tmp_path, signal.SIGINT, twice=True)
+    assert rc == 130, err
+    assert "interrupted (SIGINT): finishing 1 request already sent" in err
+    assert held.end == "cut"  # the command ended while the answer was held: it cut it
+    assert srv.hits == {FILTERS: 1}
+    _configured(srv, tmp_path)
+    try:
+        assert icoframes.cache_info().requests_today == 1  # the request cut is paid for
+        with pytest.raises(icoframes.NotCached):
+            icoframes.load_filters(offline=True)
+        icos = icoframes.load_icos(status="past", category="Finance", progress=False)
+        booked = icoframes.cache_info().requests_today
+    finally:
+        icoframes.reset_configuration()
+    assert len(icos) == 3 and srv.hits[FILTERS] == 2  # asked again, answered
+    assert booked == sum(srv.hits.values())
