@@ -20,7 +20,7 @@ from pathlib import Path
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE
 from ..store.db import SET_ASIDE, SIDE_FILES
 from ..store.derived import STATE_NAME
-from ..store.folders import MAKING, USED_MARK
+from ..store.folders import MAKING, USED_MARK, CacheFolderRefused, check_folder
 from ..store.ledger import LEDGER_NAME
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_LEFTOVERS", "TABLE_FILES", "TEMP_GRACE", "TOP_LEFTOVERS",
@@ -95,19 +95,24 @@ def matches(name: str, patterns: tuple[str, ...]) -> bool:
 
 
 def mark_used(folder: str | os.PathLike[str]) -> None:
-    """Record that ``folder`` is used now (a warm load writes nothing else, and must not look
-    unused to :func:`~icoframes.cachedir.housekeeping.prune`); a missing or read-only folder
-    is left as it is."""
+    """Record that ``folder`` is used now (a folder used without a write must not look unused
+    to :func:`~icoframes.cachedir.housekeeping.prune`); a missing or read-only folder
+    is left as it is, and so is one a load refuses (another user's, one others may write to:
+    :func:`~icoframes.store.folders.check_folder`)."""
     folder = Path(folder)
     if folder.is_dir() and not folder.is_symlink():
-        with contextlib.suppress(OSError):  # read-only: we cannot prune it either
+        with contextlib.suppress(OSError, CacheFolderRefused):  # read-only: not pruned either
+            check_folder(folder)
             mark = folder / USED_MARK
             with contextlib.suppress(FileNotFoundError):
                 if not stat.S_ISREG(mark.lstat().st_mode):  # never through a link or a FIFO
                     mark.unlink()
-            os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_NONBLOCK", 0), 0o600))
-            os.utime(mark)
+            opened = os.open(mark, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0), 0o600)
+            try:  # the file opened, not the name: a link put there since is not followed
+                os.utime(opened if os.utime in os.supports_fd else mark)
+            finally:
+                os.close(opened)
 
 
 def stale_leftovers(folder: Path, older_than: dt.timedelta, now: dt.datetime, *,
