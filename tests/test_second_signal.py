@@ -373,3 +373,56 @@ def test_a_signal_while_the_handlers_are_set_back_is_not_an_error(call):
         sys.setprofile(None)
         signal.signal(signal.SIGTERM, previous)
     assert handlers == (signal.default_int_handler, on_term)
+
+
+
+def _arm_third(frame, event, arg) -> None:
+    """A profile function: a Ctrl-C as the next lock is taken (a request's: ``future.done()``)."""
+    if event == "c_return" and getattr(arg, "__name__", "") == "__enter__" \
+            and type(getattr(arg, "__self__", None)).__name__ == "RLock":
+        sys.setprofile(None)
+        signal.raise_signal(signal.SIGINT)
+
+
+@pytest.mark.parametrize("line", range(1, 15))
+def test_a_ctrl_c_as_the_pools_hold_sets_its_handlers_then_a_third_lets_every_worker_end(
+        held, line):
+    """The second Ctrl-C lands at the ``line``-th line the pool's hold runs as it sets its
+    handlers (before SIGINT's is set, between two, after the last), the third as the next
+    lock is taken after it: every request is cut and the workers all end. A second before
+    the hold's SIGINT handler was set left the cut unheld, and a third in it a request's
+    lock held by the main thread: the worker ending that request waited for it forever."""
+    srv, profiles = held
+    lines = Counter[str]()
+
+    def in_the_hold(frame, event, arg):  # (sys.settrace: the hold's lines, and its calls')
+        if event == "return" and frame.f_code is inflight.FirstSignal.__enter__.__code__:
+            lines["setting"] = 0
+        elif event == "line" and lines["setting"]:
+            lines["lines"] += 1
+            if lines["lines"] == line:
+                lines["second"] = 1
+                sys.setprofile(_arm_third)  # (a trace function's exception unsets it alone)
+                signal.raise_signal(signal.SIGINT)  # its KeyboardInterrupt: raised here
+        return in_the_hold
+
+    def calls(frame, event, arg):
+        if event == "call" and frame.f_code is inflight.FirstSignal.__enter__.__code__ \
+                and frame.f_back.f_code is pool.RequestPool.shut_down.__code__:
+            lines["setting"] = 1
+        return in_the_hold if lines["setting"] else None
+
+    tracing = sys.gettrace()
+    try:
+        _load_cut_by_ctrl_c(profiles, lambda: sys.settrace(calls))
+    finally:
+        sys.settrace(tracing)
+    assert lines["second"]  # it came while the handlers were set
+    workers = [t for t in threading.enumerate() if t.name.startswith("icoframes_")]
+    profiles.wake()  # what was not cut is answered now: only a worker stuck on a lock is left
+    for worker in workers:
+        worker.join(HANG_GUARD)
+    assert [w.name for w in workers if w.is_alive()] == []
+    assert profiles.let_go() == ["cut"] * WORKERS
+    srv.stop()
+    assert icoframes.cache_info().requests_today == sum(srv.hits.values())

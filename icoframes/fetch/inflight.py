@@ -54,7 +54,8 @@ class FirstSignal:
     """While the block runs, the first SIGINT, SIGTERM or SIGHUP runs the handler set before
     and holds what it raises (:attr:`caught`), then calls ``on_caught`` (it must be safe in a
     signal's handler: take no lock); the handlers are set back at once, or, with
-    ``until_exit``, when the block ends (a signal after the one held is ignored until then).
+    ``until_exit``, when the block ends (a signal after the one held is ignored until then,
+    and one whose handler raised as they were being set is held as the first).
 
     Examples
     --------
@@ -82,17 +83,32 @@ class FirstSignal:
     def __enter__(self) -> FirstSignal:
         if threading.current_thread() is not threading.main_thread():
             return self
-        try:  # each noted before it is set: what a handler raises between two is not left
-            for sig in _CAUGHT:  # holding a signal after the block (set back, raised)
-                if callable(previous := signal.getsignal(sig)):
-                    self._previous[sig] = previous
-                    signal.signal(sig, self._on_signal)
-        except BaseException:
-            self._restore()
-            raise
+        for attempt in range(len(_CAUGHT) + 2):
+            try:
+                self._set()
+                break
+            except BaseException as exc:
+                # a signal before its handler was set here: with until_exit held as one
+                # caught and the rest set, so that the block (a pool's cut) runs held; else
+                # (or an error that stays) raised, every handler set back
+                if not self._until_exit or attempt > len(_CAUGHT):
+                    self._restore()
+                    raise
+                self._fired = True
+                if self.caught is None:
+                    self.caught, self.signum = exc, None
+                    self._on_caught()
         if self._fired and not self._until_exit:  # a signal came between two: the one set
             self._restore()  # after it goes back too
         return self
+
+    def _set(self) -> None:
+        # each noted before it is set: what a handler raises between two is not left holding
+        # a signal after the block (set back, raised); one set already is left as it is
+        for sig in _CAUGHT:
+            if callable(previous := signal.getsignal(sig)) and previous != self._on_signal:
+                self._previous[sig] = previous
+                signal.signal(sig, self._on_signal)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

@@ -155,7 +155,8 @@ class RequestPool:
                 return self._cut(cancel)
         except BaseException as exc:  # not only KeyboardInterrupt: left uncut, the workers
             self.interrupted = exc  # read on to their deadline and the exit waits for them
-            return self._cut(cancel)
+            with FirstSignal(until_exit=True):  # (one as the hold was set: the cut held too,
+                return self._cut(cancel)  # a later signal ignored)
         finally:
             if signalled.caught is not None:  # (the first: before one raised as it ended)
                 self.interrupted = signalled.caught
