@@ -24,6 +24,7 @@ from pressed_twice import press_ctrl_c_again
 from waiting import HANG_GUARD
 
 import icoframes
+from icoframes.store.cache import Cache
 
 pytestmark = pytest.mark.usefixtures("one_ledger_day")
 
@@ -167,3 +168,34 @@ def test_a_second_ctrl_c_cuts_the_filter_set_request(service, tmp_path):
         icoframes.reset_configuration()
     assert len(icos) == 3 and srv.hits[FILTERS] == 2  # asked again, answered
     assert booked == sum(srv.hits.values())
+
+
+def test_a_ctrl_c_while_the_filter_set_is_written_keeps_it(tmp_path):
+    """The answer came, and a Ctrl-C lands as it is being written: the write ends, then the
+    Ctrl-C is raised (the answer is paid for: lost, the next load would ask again)."""
+    fired: list[str] = []
+
+    def ctrl_c_at_the_write(frame, event, arg) -> None:
+        if event == "call" and frame.f_code is Cache.write_filters.__code__ and not fired:
+            fired.append(frame.f_code.co_name)
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    with HostileServer({FILTERS: json_reply(FILTER_SET)}) as srv:
+        _configured(srv, tmp_path)
+        try:
+            sys.setprofile(ctrl_c_at_the_write)
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    icoframes.load_filters()
+            finally:
+                sys.setprofile(None)
+                signal.signal(signal.SIGINT, before)
+            assert fired == ["write_filters"]
+            assert icoframes.cache_info().requests_today == 1
+            kept = icoframes.load_filters(offline=True)  # the paid answer is kept
+        finally:
+            icoframes.reset_configuration()
+    assert srv.hits == {FILTERS: 1}
+    assert kept.loc[kept["filter"] == "category", "name"].tolist() == ["Finance"]

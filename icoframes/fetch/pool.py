@@ -181,6 +181,7 @@ def held_request(send: Callable[[], T], keep: Callable[[T], R], control: StopSwi
     by the first Ctrl-C: paid for, its answer lost, asked again by the next load.)"""
     pool, held = RequestPool(1), FirstSignal(on_caught=control.stop_sending)
     ended: list[Finished] = []
+    kept: list[R] = []  # the answer kept in the hold
     interrupted = True  # (a signal before the hold: cut, as a crawl's)
     try:
         with held:
@@ -188,6 +189,14 @@ def held_request(send: Callable[[], T], keep: Callable[[T], R], control: StopSwi
             while held.caught is None and not ended:
                 if (done := pool.next_done(timeout=_TICK)) is not None:
                     ended.append(done)
+            if ended and ended[0][2].exception() is None:
+                # kept in the hold, as a crawl keeps a page: a signal during the write is
+                # raised once the paid answer is written, not in the middle of it
+                try:
+                    kept.append(keep(ended[0][2].result()))
+                except Exception:
+                    held.raise_caught()  # (a signal held during a failed write: its context)
+                    raise
         interrupted = False
     finally:
         try:
@@ -199,9 +208,9 @@ def held_request(send: Callable[[], T], keep: Callable[[T], R], control: StopSwi
     answer = ended[0][2] if ended else None
     if (raised := pool.interrupted or held.caught) is not None:  # a second signal's first
         try:
-            if answer is not None and answer.exception() is None:
+            if answer is not None and answer.exception() is None and not kept:
                 keep(answer.result())  # what came is kept, as a crawl keeps it
         finally:
             raise raised  # (a write's error, if any, as its context)
     assert answer is not None  # (the loop ends with it, or by a signal)
-    return keep(answer.result())  # (or its error)
+    return kept[0] if kept else keep(answer.result())  # (or its error)
