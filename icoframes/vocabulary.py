@@ -63,21 +63,26 @@ from collections.abc import Mapping
 from typing import Final
 
 __all__ = [
+    "APPROXIMATION_WORDS",
     "CENTS",
     "CONTINUATIONS",
     "DATA_UNIT_SPELLINGS",
     "FALSE_WORDS",
     "FIAT_CODES",
     "FOREIGN_MULTIPLIERS",
+    "FUNCTION_WORDS",
+    "LABEL_WORDS",
     "LOOKALIKES",
     "MISSING_MARKERS",
     "NONE_WORDS",
     "NOT_UNITS",
     "PERCENT_WORDS",
     "PLATFORM_FAMILIES",
+    "QUALIFIER_WORDS",
     "SOCIAL_ALIASES",
     "SPLIT_ITEMS",
     "SPLIT_LISTS",
+    "TOKEN_STANDARDS",
     "TOKEN_WORDS",
     "TRUE_WORDS",
     "UNIT_ALIASES",
@@ -167,11 +172,50 @@ FOREIGN_MULTIPLIERS: Final = frozenset({"mil", "mill", "bil", "bio", "kk", "lakh
 #: unit column ``"percent"`` names no unit (never a unit ``PERCENT``).
 PERCENT_WORDS: Final = frozenset({"percent", "per cent", "pct", "percentage"})
 
-#: Words written after an amount that are no unit: the amount is unreadable, not in "TOKENS".
-NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
-                              "month", "months", "hour", "hours", "per", "max", "min", "each",
-                              "maximum", "minimum", "total", "only", "approx", "about", "bonus",
-                              "usd per", "pcs"}) | FOREIGN_MULTIPLIERS | PERCENT_WORDS
+#: Words of approximation or of a bound that begin an amount (``"around 5M"``, ``"over 5M"``,
+#: ``"up to 30M"``): the amount is ``vague``. Single words are no unit either (below).
+APPROXIMATION_WORDS: Final = frozenset({
+    "circa", "ca", "approx", "approximately", "apx", "about", "around", "almost", "nearly",
+    "roughly", "est", "estimated", "over", "under", "above", "below", "beyond", "upto",
+    "up to", "at least", "at most", "more than", "less than", "min", "max", "from"})
+
+#: Words that say what an amount is or was, never its unit: ``"Hardcap 20M"``, ``"5M soft"``,
+#: ``"Presale 0.1"``, ``"5M raised"``, ``"5M est."``. Beside a number (in any case: ``"5M
+#: HARDCAP"``) the amount is ``vague``, a qualified amount, never that number in a made-up unit
+#: ``HARDCAP``. English words, kept apart from tickers: a lowercase word outside
+#: :data:`NOT_UNITS` stays a ticker (``"5 link"`` is 5 LINK). A token whose ticker is one of
+#: these (HARD, VALUE) is no unit written in a value: missing and a problem, never a guess.
+QUALIFIER_WORDS: Final = frozenset({
+    "hard", "soft", "cap", "caps", "hardcap", "softcap", "target", "targeted", "goal", "limit",
+    "limited", "unlimited", "planned", "expected", "estimate", "raised", "collected", "sold",
+    "reached", "achieved", "funded", "received", "presale", "preico", "crowdsale",
+    "sale", "ico", "public", "private", "stage", "phase", "round", "tier", "fixed", "dynamic",
+    "initial", "current", "starting", "start", "final", "first", "later", "finished", "ended",
+    "closed", "worth", "equivalent", "equiv", "value", "exactly", "just", "some", "plus",
+    "least", "most", "units", "unit", "amount", "mixed", "various", "multiple", "several"})
+
+#: Words beside a number that join it to others and name no unit (``"5M in"``, ``"0.1 at"``).
+FUNCTION_WORDS: Final = frozenset({"in", "at", "of", "for", "and", "or", "to", "till", "until",
+                                   "by", "the", "with", "all", "any"})
+
+#: Token standards, which name how a token is made, never a unit (``caps_unit`` ``"ERC20"``).
+TOKEN_STANDARDS: Final = frozenset({"erc20", "erc-20", "erc223", "erc721", "bep2", "bep20",
+                                    "trc20", "nep5", "qrc20"})
+
+#: English words of :data:`NOT_UNITS` that may yet be the ICO's own ticker (HARD, VALUE, FOR):
+#: written as that ticker (``"500M HARD"`` for HARD) they are its token. Not the words of a
+#: percent, a scale or a bound (``"5 PCT"`` for PCT: 5 percent, or 5 PCT? never guessed).
+LABEL_WORDS: Final = QUALIFIER_WORDS | FUNCTION_WORDS | TOKEN_STANDARDS
+
+#: Words written beside an amount that are no unit: the amount is missing and a problem
+#: (``"500 tokens"``, ``"around 5M"``), never in a unit "TOKENS", "AROUND"; a unit column of
+#: them names no unit. Checked in any case (``"5M HARDCAP"``); a known currency
+#: (:data:`UNIT_ALIASES`) is a unit first.
+NOT_UNITS: Final = (frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
+                               "month", "months", "hour", "hours", "per", "each", "maximum",
+                               "minimum", "total", "only", "bonus", "usd per", "pcs"})
+                    | FOREIGN_MULTIPLIERS | PERCENT_WORDS | QUALIFIER_WORDS | FUNCTION_WORDS
+                    | TOKEN_STANDARDS | {word for word in APPROXIMATION_WORDS if " " not in word})
 
 #: A hundredth of a US dollar, written after an amount: ``"10 cents"`` and ``"10¢"`` are 0.1 USD.
 CENTS: Final = frozenset({"¢", "cent", "cents"})

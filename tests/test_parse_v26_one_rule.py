@@ -152,7 +152,7 @@ def test_a_unit_column_of_a_number_or_a_percent_names_no_unit(unit):
     _no_unit(unit)
 
 
-@pytest.mark.parametrize(("unit", "code"), [("B2B", "B2B"), ("ERC20", "ERC20"), ("¢", "USD"),
+@pytest.mark.parametrize(("unit", "code"), [("B2B", "B2B"), ("C20", "C20"), ("¢", "USD"),
                                             ("$", "USD")])
 def test_a_ticker_with_digits_and_a_symbol_stay_units(unit, code):
     assert _group([5], unit)[1] == [code]

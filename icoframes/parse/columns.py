@@ -17,6 +17,7 @@ and a messy one costs in proportion to its mess.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from itertools import repeat
 from typing import Any, Final
@@ -51,6 +52,10 @@ __all__ = [
 
 _MARKER_ARROW: Final = pa.array(sorted(MARKER_SPELLINGS), type=pa.string())
 # True, 1 and 1.0 are one key; so are False, 0 and 0.0.
+# A number over its scale ("4.5/5", "8/10", "4.5 out of 5"): one value on a scale the
+# column does not state, no range of two
+_OVER_SCALE_RE: Final = re.compile(r"\s*[0-9]+(?:[.,][0-9]+)?\s*(?:/|out\s+of)\s*[0-9]+\s*",
+                                   re.IGNORECASE)
 _BOOL_CODES: Final = {True: 1, False: 0, "": 0, None: 0}
 
 
@@ -86,7 +91,8 @@ def to_float(values: Sequence[object], *, percent: bool = False,
         Accept a trailing ``%`` sign.
     bounds : (float, float), optional
         The values the column may hold (:attr:`icoframes.schema.Column.bounds`);
-        a number outside is unreadable.
+        a number outside is unreadable, and so is one written over a scale (``"4.5/5"``,
+        ``"8 out of 10"``: ``unreadable_number``, no range).
 
     Returns
     -------
@@ -99,8 +105,8 @@ def to_float(values: Sequence[object], *, percent: bool = False,
     >>> numbers.tolist(), bad.values, bad.reasons
     ([1.0, 2.5, nan, 15000000.0, nan, nan], ['1 BILL = 1 XLM', '100-200'], \
 ['unreadable_number', 'range'])
-    >>> to_float([-5, 150, 50], bounds=(0.0, 100.0))[1].reasons
-    ['negative', 'out_of_bounds']
+    >>> to_float([-5, 150, 50, "4.5/5", "8 out of 10"], bounds=(0.0, 10.0))[1].reasons
+    ['negative', 'out_of_bounds', 'out_of_bounds', 'unreadable_number', 'unreadable_number']
     """
     prepared = values
     if percent:
@@ -113,7 +119,8 @@ def to_float(values: Sequence[object], *, percent: bool = False,
             continue  # already NaN
         number = parse_amount(value, percent=percent)
         if isinstance(number, _Bad):
-            why[i] = number.reason
+            why[i] = ("unreadable_number" if bounds is not None and type(value) is str
+                      and _OVER_SCALE_RE.fullmatch(value) else number.reason)
             out[i] = np.nan
         else:
             out[i] = np.nan if number is None else number

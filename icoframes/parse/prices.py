@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import CENTS, NOT_UNITS, TOKEN_WORDS, fold
+from ..vocabulary import CENTS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
 from .base import Reason, _Bad, bad
 from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, times
 from .scales import (
@@ -120,8 +120,8 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         mult, unit = split
     elif mult and forbidden_scale(mult, written, token):
         return "unreadable_price"  # "= 0.000001 m ETH": milli? "= 0.001 B USD", "Ξ0.1m"
-    if fold(unit) in NOT_UNITS - TOKEN_WORDS:
-        return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days"
+    if fold(unit) in NOT_UNITS - TOKEN_WORDS and not (unit == token and fold(unit) in LABEL_WORDS):
+        return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days", "5 hard"
     if unit and unit[-1] in SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
         return "unreadable_price"  # "USD$" is USD, "EUR$" no currency
     amount = parse_amount(match["num"] + mult)

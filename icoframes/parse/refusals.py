@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ..vocabulary import PERCENT_WORDS
+from ..vocabulary import APPROXIMATION_WORDS, PERCENT_WORDS, QUALIFIER_WORDS
 from .base import Reason
 
-__all__ = ["PERCENT_WORDS_RE", "SPACE_GROUPS_RE", "amount_reason"]
+__all__ = ["PERCENT_WORDS_RE", "SPACE_GROUPS_RE", "amount_reason", "exchange_sign"]
 
 #: A percent in words ("5 percent", "5 pct"), as a pattern: no amount, but a share's sign.
 PERCENT_WORDS_RE: Final = "|".join(word.replace(" ", r"\s+") for word in sorted(PERCENT_WORDS))
@@ -21,14 +21,35 @@ _SHARE_SIGN_RE: Final = re.compile(rf"(?<=[0-9])\s*(?:%|(?:{PERCENT_WORDS_RE})\b
 #: Thousands grouped by spaces ("100 000 000"), one number.
 SPACE_GROUPS_RE: Final = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?:[.,][0-9]+)?")
 
-# Why text that is no amount is not one (see amount_reason).
+# Why text that is no amount is not one (see amount_reason). The words of approximation are
+# declared once (vocabulary.APPROXIMATION_WORDS), where the unit readers find them too: a word
+# that makes an amount vague is never its unit ("around 5M" is no 5M in AROUND).
+_WORDS_RE: Final = "|".join(word.replace(" ", r"\s+")
+                            for word in sorted(APPROXIMATION_WORDS - {"ca"}, reverse=True))
 _VAGUE_RE: Final = re.compile(
-    r"^\s*(?:[~≈<>≤≥±]|ca\.?\s|circa|approx|about|around|almost|nearly|over|under|up\s+to|"
-    r"at\s+least|at\s+most|more\s+than|less\s+than|min|max)|\+\s*$|\bor\s+more\b|≈",
-    re.IGNORECASE)
+    rf"^\s*(?:[~≈<>≤≥±]|ca\.?\s|(?:{_WORDS_RE})(?![^\W\d_])|approx|min|max)|\+\s*$"
+    r"|\bor\s+more\b|≈", re.IGNORECASE)
+# A word saying what an amount is, anywhere ("5M hard", "5M est.", "Presale 0.1"): qualified.
+# Not "min"/"max" after the number ("5000 min": minutes?), which stays unreadable_number
+_LATE_RE: Final = "|".join(word.replace(" ", r"\s+")
+                           for word in sorted(APPROXIMATION_WORDS - {"ca", "min", "max"},
+                                              reverse=True))
+_QUALIFIED_RE: Final = re.compile(
+    rf"(?<![^\W\d_])(?:{_LATE_RE}|ca|{'|'.join(sorted(QUALIFIER_WORDS, reverse=True))})"
+    r"(?![^\W\d_])", re.IGNORECASE)
+# An exchange written with another sign than "=", a number (and a unit) on each side: "1 ETH :
+# 1000 XYZ", "1 ETH → 1000 XYZ", "1000 tokens per 1 ETH" (one exchange, no two amounts). A colon
+# or "per" needs a unit before it: a label's colon is no exchange ("Stage 1: 0.1, Stage 2: 0.2",
+# "Soft cap: 5M, Hard cap: 20M" stay ranges). Possessive runs: linear on long text.
+_EXCHANGE_SIGN_RE: Final = re.compile(
+    r"[0-9.]\s*+(?:[^\W\d_]++\s*+(?::|(?<=\s)per(?=\s))|[^\W\d_]*+\s*+(?:→|⇒|->|=>))"
+    r"\s*+[^\s0-9]?[0-9]", re.IGNORECASE)
+# Thousands grouped by apostrophes ("1'000'000", Swiss), one number
+_APOSTROPHE_GROUPS_RE: Final = re.compile(r"[0-9]{1,3}(?:['’][0-9]{3})+")
 _BRACKETS_RE: Final = re.compile(r"\([^)]*\)?|\[[^\]]*\]?")
 # two numbers: digits apart by more than one comma or dot (not "0.1", but "1M, 2M"); each
 # gap is scanned once (it was "\d[\d,.]*(?=...)\D+\d": O(n^2), 0.5 s for "1." * 2000)
+_DIGIT_RE: Final = re.compile(r"[0-9]")
 _UNDERSCORE_RE: Final = re.compile(r"[0-9]_[0-9]")
 _SEVERAL_RE: Final = re.compile(r"[0-9](?:[^0-9]{2,}|[^0-9,.])[0-9]")
 # Arabic decimal and thousands marks between digits ("1٫5", "1٬000"): one number in a form not
@@ -47,9 +68,11 @@ def amount_reason(text: str, *, share: bool = False) -> Reason:
     ``range`` (``"20% + 5%"``).
 
     In this order: an exchange outside a price (``unreadable_number``), a ``%``
-    outside brackets (``percent``), a word or sign of approximation (``vague``),
-    two numbers outside brackets (``range``: ranges, stages, several amounts), a
-    bracketed qualifier (``vague``), else ``unreadable_number``.
+    outside brackets (``percent``), a word or sign of approximation first (``vague``), an
+    exchange written with another sign (``"1 ETH : 1000 XYZ"``, ``unreadable_number``), two
+    numbers outside brackets (``range``: ranges, stages, several amounts; thousands grouped
+    by apostrophes are one, ``"1'000'000.-"``), a bracketed qualifier or a word saying what
+    the amount is (``"5M hard"``, ``"Presale 0.1"``: ``vague``), else ``unreadable_number``.
 
     Examples
     --------
@@ -61,6 +84,8 @@ def amount_reason(text: str, *, share: bool = False) -> Reason:
     ['unreadable_number', 'unreadable_number', 'range', 'unreadable_number', 'unreadable_number']
     >>> [amount_reason(t, share=True) for t in ["25% (vested)", "25% vested", "20% + 5%", "lots"]]
     ['vague', 'vague', 'range', 'unreadable_number']
+    >>> [amount_reason(t) for t in ["5M hard", "over 5M", "1 ETH → 1000 XYZ", "CHF 1'000'000.-"]]
+    ['vague', 'vague', 'unreadable_number', 'unreadable_number']
     """
     bare = _SHARE_SIGN_RE.sub("", text) if share else text
     if bare != text:  # (a share's own sign: what is left says what is wrong)
@@ -73,10 +98,25 @@ def amount_reason(text: str, *, share: bool = False) -> Reason:
         return "percent"  # "5 percent", as "5%"
     if _VAGUE_RE.search(text):
         return "vague"
+    if exchange_sign(text):
+        return "unreadable_number"  # as "=" (after a % or a word: "100 ETH: 20%" is percent)
     if _UNDERSCORE_RE.search(text):
         return "grouping"  # "1_000": Python's float() reads it, no one writes it
     # digits grouped by spaces are one number ("100 000 000 tokens" is no range)
-    one = _PREFIXED_RE.sub("0", _ARABIC_MARK_RE.sub("", outside))
+    one = _PREFIXED_RE.sub("0", _ARABIC_MARK_RE.sub("", _APOSTROPHE_GROUPS_RE.sub("0", outside)))
     if _SEVERAL_RE.search(SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()), one)):
         return "range"
-    return "vague" if outside != text else "unreadable_number"
+    qualified = _QUALIFIED_RE.search(text) and _DIGIT_RE.search(text)  # a number, and a word
+    return "vague" if outside != text or qualified else "unreadable_number"
+
+
+def exchange_sign(text: str) -> bool:
+    """True when ``text`` writes an exchange with another sign than ``=`` (``"1 ETH : 1000
+    XYZ"``, ``"1 ETH → 1000 XYZ"``, ``"1000 tokens per 1 ETH"``): a price in a form not read.
+
+    Examples
+    --------
+    >>> [exchange_sign(t) for t in ["1 ETH : 1000 XYZ", "1 ETH → $0.5", "Soft cap: 5M, Hard: 20M"]]
+    [True, True, False]
+    """
+    return _EXCHANGE_SIGN_RE.search(text) is not None

@@ -73,7 +73,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
+from ..vocabulary import FIAT_CODES, LABEL_WORDS, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
 from .pertoken import own_tokens, per_token
@@ -87,6 +87,7 @@ from .prices import (
     split_scale,
     ticker_word,
 )
+from .refusals import exchange_sign
 from .rules import (
     MARKER_SPELLINGS,
     MULTIPLIER_PATTERN,
@@ -159,7 +160,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
         if per != text and "=" not in per and unit not in CURRENCIES:
             return bad("unreadable_price"), None  # "0.1 per token" in XYZ, TOKENS: no price
         text = per
-    if exchange and "=" in text:
+    if exchange and ("=" in text or exchange_sign(text)):  # "1 ETH : 1000 XYZ": unreadable_price
         return read_exchange(text, ticker)
     currency = None
     before = ""  # a multiplier glued to the currency before the number: "bnUSD 5" is 5 billion USD
@@ -192,7 +193,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
         mult, written = split
         # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
         if currency is not None and canonical_unit(currency) != canonical_unit(written):
-            if _is_unit(currency) and (named or _is_unit(written)):
+            if _is_unit(currency, own) and (named or _is_unit(written, own)):
                 return bad("unit_conflict"), None
             number = parse_amount(text)  # "~0.1 ETH": why the text is no amount
             if isinstance(number, float) and written_currency(text) == canonical_unit(currency):
@@ -206,7 +207,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     if cents(currency, own):  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
         return (scaled_number(number, CENT) if isinstance(number, float) else number), "USD"
-    if not named and not _is_unit(currency):  # no unit next to the number: read as a number
+    if not named and not _is_unit(currency, own):  # no unit beside the number: a number
         number = parse_amount(text)
         return number, written_currency(text) if isinstance(number, float) else None
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
@@ -243,11 +244,13 @@ def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     return split_scale(unit, own)  # "bnUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
 
 
-def _is_unit(text: str) -> bool:
-    """A unit written next to a number: a known currency, or a word shaped like a ticker."""
+def _is_unit(text: str, own: str | None) -> bool:
+    """A unit written next to a number: a known currency, the ICO's own ticker as written
+    (``"500M HARD"`` for HARD; ``"5M hard"``, ``"5M HARD"`` for XYZ are no unit), or a word
+    shaped like a ticker that is no English word of :data:`~icoframes.vocabulary.NOT_UNITS`."""
     code = canonical_unit(text)
-    return code in _KNOWN or (code is not None and _TICKER_RE.fullmatch(code) is not None
-                              and fold(text) not in NOT_UNITS)
+    return code in _KNOWN or (text == own and fold(text) in LABEL_WORDS) or (
+        code is not None and fold(text) not in NOT_UNITS and _TICKER_RE.fullmatch(code) is not None)
 
 
 # --------------------------------------------------------------------------- columns

@@ -191,4 +191,15 @@ __all__ = ["PARSER_VERSION"]
 #:     "1,500 USD" stays one).
 #: 32: a date written "Jan 5,2018" in an amount shows no decimal comma ("1,500 ETH" beside
 #:     a refused "$1,500,000 (Jan 5,2018)" was ambiguous_separator in 31: it is 1,500).
-PARSER_VERSION: Final = 32
+#: 33: an English word beside a bare number is no unit (vocabulary.NOT_UNITS, any case): words
+#:     of approximation or bound, of what the amount is or was, joining words and token
+#:     standards ("around 5M", "5M hard", "Hardcap 20M", "Presale 0.1", "5M raised" were 5e6
+#:     or 0.1 in a made-up unit AROUND, HARD, HARDCAP, PRESALE, RAISED, no row, and the unit
+#:     spread to the group's other values): the amount is vague; a unit column of one
+#:     ("mixed", "ERC20") names no unit (unreadable_unit). The ICO's own ticker written as it
+#:     is stays its token ("500M HARD" for HARD). Reasons: "over 5M" under USD is vague (was
+#:     unit_conflict), "$20M hard / $5M soft" a range (was unit_conflict), "CHF 1'000'000.-"
+#:     unreadable_number (was range), "1 ETH : 1000 XYZ", "1 ETH → 1000 XYZ", "1000 tokens
+#:     per 1 ETH" unreadable_price as prices and unreadable_number elsewhere (were range), a
+#:     score over its scale ("4.5/5", "8 out of 10") unreadable_number (was range).
+PARSER_VERSION: Final = 33
