@@ -125,11 +125,12 @@ def test_swiss_groups_are_one_number_not_a_range(value):
 
 
 @pytest.mark.parametrize("value", ["1 ETH : 1000 XYZ", "1 ETH → 1000 XYZ", "1 ETH -> 1000 XYZ",
-                                   "1000 tokens per 1 ETH"])
-def test_an_exchange_with_another_sign_is_an_unreadable_price(value):
+                                   "1 ETH => 1000 XYZ", "1000 tokens per 1 ETH",
+                                   "1000 XYZ per 1 ETH"])
+def test_an_exchange_with_another_sign_is_read_as_one(value):
     row, problems = _read({"token_price": value, "token_price_unit": ""})
-    assert _missing(row["token_price"])
-    assert problems == {"token_price": (value, "unreadable_price")}  # was range
+    assert (row["token_price"], row["token_price_unit"]) == (0.001, "ETH")
+    assert problems == {}  # was missing, a range
     _, problems = _read({"hard_cap": value, "caps_unit": ""})
     assert problems == {"hard_cap": (value, "unreadable_number")}  # an exchange outside a price
 
@@ -176,3 +177,12 @@ def test_the_own_ticker_in_lowercase_is_the_word():
 def test_other_refusals_keep_their_reason(value, reason):
     _, problems = _read({"hard_cap": value, "caps_unit": ""})
     assert problems == {"hard_cap": (value, reason)}
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("1 ETH: 1000 XYZ (+20% bonus)", "vague"), ("1 ETH = 1000 XYZ : 2", "unreadable_price"),
+    ("Presale 1 ETH: 1200 XYZ, ICO 1 ETH: 1000 XYZ", "range"), ("1 ETH: 1.000 XYZ",
+                                                                 "ambiguous_separator")])
+def test_an_exchange_with_another_sign_is_refused_as_one_with_an_equals_sign(value, reason):
+    row, problems = _read({"token_price": value, "token_price_unit": ""})
+    assert _missing(row["token_price"]) and problems == {"token_price": (value, reason)}

@@ -21,7 +21,13 @@ written                        ticker      price
 ``$1 = 5kKIN``                 KIN         1/5000 USD
 ``1 kUSD = 0.01 ETH``          KUSD        0.01 ETH
 ``1 ABC = 0.1 USD$``           ABC         0.1 USD
+``1 ETH : 1000 XYZ``           (any)       1/1000 ETH
+``1 ETH → 1000 XYZ``           (any)       1/1000 ETH
+``1000 XYZ per 1 ETH``         (any)       1/1000 ETH
 =============================  ==========  ====================
+
+A colon, an arrow (``→``, ``⇒``, ``->``, ``=>``) or ``per`` between an amount and its unit and
+another amount is the ``=`` of an exchange (:func:`~icoframes.parse.refusals.exchange_sign`).
 
 Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
 reason): a side with a range or several amounts (``1 ETH = 3640-3367 IML``:
@@ -43,6 +49,7 @@ from typing import Final, NamedTuple
 
 from ..vocabulary import CENTS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
 from .base import Reason, _Bad, bad
+from .refusals import exchange_sign
 from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, times
 from .scales import (
     CURRENCIES,
@@ -92,6 +99,10 @@ def forbidden_scale(mult: str, unit: str | None, own: str | None, *, beside: boo
     code = None if unit is None else canonical_unit(unit)
     return code in CURRENCIES and code != own and (scaled_currency(
         mult.rstrip("."), unit, beside=beside) is None)  # type: ignore[arg-type]
+
+
+# The signs of an exchange other than "=" (read where refusals.exchange_sign finds one)
+_SIGN_RE: Final = re.compile(r"=>|->|[→⇒:]|(?<=\s)per(?=\s)", re.IGNORECASE)
 
 
 class _Side(NamedTuple):
@@ -156,6 +167,8 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     ((Bad('range'), None), (Bad('unreadable_price'), None))
     """
     text = normalize_text(text)
+    if exchange_sign(text) and "=" not in text.replace("=>", ""):  # "1 ETH : 1000 XYZ"
+        text = _SIGN_RE.sub("=", text)
     if text.count("=") != 1:
         return bad("range" if text.count("=") > 1 else "unreadable_price"), None
     left_text, right_text = text.split("=")
