@@ -202,10 +202,13 @@ FUNCTION_WORDS: Final = frozenset({"in", "at", "of", "for", "and", "or", "to", "
 TOKEN_STANDARDS: Final = frozenset({"erc20", "erc-20", "erc223", "erc721", "bep2", "bep20",
                                     "trc20", "nep5", "qrc20"})
 
-#: English words of :data:`NOT_UNITS` that may yet be the ICO's own ticker (HARD, VALUE, FOR):
-#: written as that ticker (``"500M HARD"`` for HARD) they are its token. Not the words of a
-#: percent, a scale or a bound (``"5 PCT"`` for PCT: 5 percent, or 5 PCT? never guessed).
-LABEL_WORDS: Final = QUALIFIER_WORDS | FUNCTION_WORDS | TOKEN_STANDARDS
+#: English words of :data:`NOT_UNITS` that may yet be the ICO's own ticker (HARD, VALUE, FOR,
+#: EST, OVER): written as that ticker (``"500M HARD"`` for HARD, a ``caps_unit`` ``"HARD"``, ``"1
+#: ETH = 1000 EST"`` for EST) they are its token. Not the words of a percent or a scale, nor
+#: ``min``, ``max``, ``about``, ``approx`` (``"5 PCT"`` for PCT: 5 percent, or 5 PCT? never
+#: guessed), which were never read as a unit.
+LABEL_WORDS: Final = (QUALIFIER_WORDS | FUNCTION_WORDS | TOKEN_STANDARDS
+                      | APPROXIMATION_WORDS - {"min", "max", "about", "approx"})
 
 #: Words written beside an amount that are no unit: the amount is missing and a problem
 #: (``"500 tokens"``, ``"around 5M"``), never in a unit "TOKENS", "AROUND"; a unit column of

@@ -164,6 +164,30 @@ def test_the_own_ticker_written_as_it_is_stays_its_token():
     assert problems == {}
 
 
+@pytest.mark.parametrize("ticker", ["HARD", "FOR", "THE", "ERC20", "EST", "OVER", "FROM"])
+def test_the_own_ticker_as_a_unit_column_is_its_token(ticker):
+    # a caps_unit naming the ICO's own ticker, a listed word, is its token (was unreadable_unit)
+    row, problems = _read({"hard_cap": "500000000", "caps_unit": ticker}, ticker=ticker)
+    assert (row["hard_cap"], row["caps_unit"], problems) == (5e8, ticker, {})
+
+
+@pytest.mark.parametrize("ticker", ["EST", "OVER", "FROM", "UNDER"])
+def test_an_own_ticker_that_is_a_word_of_approximation_stays_its_token(ticker):
+    # written as the ticker, a bound word is the token, as a label word is (were unreadable)
+    row, problems = _read({"token_price": f"1 ETH = 1000 {ticker}", "tokens_for_sale":
+                           f"500M {ticker}", "min_purchase": f"100 {ticker}"}, ticker=ticker)
+    assert (row["token_price"], row["token_price_unit"]) == (0.001, "ETH")
+    assert (row["tokens_for_sale"], row["min_purchase"], row["purchase_unit"]) == (
+        5e8, 100.0, ticker)
+    assert problems == {}
+
+
+def test_min_max_about_approx_stay_no_unit_even_as_the_own_ticker():
+    # never read as a unit, nor on the parser before these words were listed
+    _, problems = _read({"hard_cap": "500000000", "caps_unit": "MIN"}, ticker="MIN")
+    assert problems["hard_cap"][1] == "unreadable_unit"
+
+
 def test_the_own_ticker_in_lowercase_is_the_word():
     _, problems = _read({"hard_cap": "5M hard"}, ticker="HARD")  # "hard cap", or HARD?
     assert problems == {"hard_cap": ("5M hard", "vague")}  # was 5e6 HARD, no row

@@ -53,7 +53,7 @@ from typing import Final
 
 import numpy as np
 
-from ..vocabulary import FOREIGN_MULTIPLIERS, NOT_UNITS, TOKEN_WORDS, fold
+from ..vocabulary import FOREIGN_MULTIPLIERS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
 from .base import Bad, Unread, bad
 from .pertoken import own_tokens, unit_per_token
 from .prices import (
@@ -236,7 +236,8 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     if split[0]:
         return split[1], MULTIPLIERS[split[0]]
     parts = _PARTS_RE.findall(text)
-    if _RATE_RE.search(text) or (parts and all(fold(part) in NOT_UNITS for part in parts)):
+    if _RATE_RE.search(text) or (parts and all(fold(part) in NOT_UNITS for part in parts) and not (
+            text == own and fold(text) in LABEL_WORDS)):  # "HARD" for HARD is its token
         return _NO_UNIT  # "per token", "tokens", "days", "XYZ/token": no unit, as "5 tokens" is
         # no amount; a rate is no amount's unit (a price's is its currency: unit_per_token)
     marks = _PARTS_RE.sub("", text).split()  # "USD*", "USD†": a footnote; ".USD" a dot
