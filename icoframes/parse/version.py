@@ -197,9 +197,11 @@ __all__ = ["PARSER_VERSION"]
 #:     or 0.1 in a made-up unit AROUND, HARD, HARDCAP, PRESALE, RAISED, no row, and the unit
 #:     spread to the group's other values): the amount is vague; a unit column of one
 #:     ("mixed", "ERC20") names no unit (unreadable_unit). The ICO's own ticker written as it
-#:     is stays its token ("500M HARD" for HARD). Reasons: "over 5M" under USD is vague (was
-#:     unit_conflict), "$20M hard / $5M soft" a range (was unit_conflict), "CHF 1'000'000.-"
-#:     unreadable_number (was range), "1 ETH : 1000 XYZ", "1 ETH → 1000 XYZ", "1000 tokens
-#:     per 1 ETH" unreadable_price as prices and unreadable_number elsewhere (were range), a
-#:     score over its scale ("4.5/5", "8 out of 10") unreadable_number (was range).
+#:     is stays its token ("500M HARD", caps_unit "HARD" for HARD, "1 ETH = 1000 EST" for EST).
+#:     Reasons: "over 5M" under USD is vague (was unit_conflict), "$20M hard / $5M soft" a
+#:     range (was unit_conflict), "CHF 1'000'000.-"
+#:     unreadable_number (was range), a score over its scale ("4.5/5", "8 out of 10")
+#:     unreadable_number (was range). A price "1 ETH : 1000 XYZ", "1 ETH → 1000 XYZ", "1000
+#:     tokens per 1 ETH" is read as with "=" (0.001 ETH; was range), elsewhere
+#:     unreadable_number.
 PARSER_VERSION: Final = 33
