@@ -112,7 +112,8 @@ def seconds(value: Any) -> float:
         if duration is None:
             raise ValueError("must be a number of seconds" + did_you_mean_number(value,
                                                                                  whole=False))
-        meant = duration.total_seconds()  # suggested only when it is taken ("-1D", "2D": not)
+        # suggested only when it is taken ("-1D", "2D": not); pandas 2.2's total_seconds()
+        meant = duration.value / 1e9  # cuts nanoseconds, "0.1234567s" was 0.123456
         written = f"{meant:g}" if float(f"{meant:g}") == meant else repr(meant)  # never rounded
         raise ValueError("must be a number of seconds" + (
             f"; did you mean {written}?" if 0 < meant <= MAX_SECONDS
