@@ -90,10 +90,10 @@ def test_a_load_beginning_while_a_prune_removes_its_folder_holds_the_folder_it_m
     pruned = _pruned_once_written(load, monkeypatch)
     fetch, outcome = load.service.fetch_filters, []
 
-    def stopped_at_the_request() -> Any:
+    def stopped_at_the_request(keep: Any) -> Any:
         at_request.set()
         assert go.wait(HANG_GUARD)
-        return fetch()
+        return fetch(keep)
 
     monkeypatch.setattr(load.service, "fetch_filters", stopped_at_the_request)
 
@@ -136,9 +136,9 @@ def test_a_load_whose_folder_a_clear_removes_holds_the_folder_it_makes_again(
     fetch = load.service.fetch_filters
     cleared: list[list[str]] = []
 
-    def cleared_at_the_request() -> Any:
+    def cleared_at_the_request(keep: Any) -> Any:
         cleared.append(icoframes.clear_cache().removed)  # a clear leaves no hold alone
-        return fetch()
+        return fetch(keep)
 
     monkeypatch.setattr(load.service, "fetch_filters", cleared_at_the_request)
     load.filters(refresh=True, max_age=None)
