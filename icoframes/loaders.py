@@ -73,7 +73,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     refresh : bool, default False
         Ask the service again even if a cached copy is fresh.
     max_age : timedelta, str or seconds, default one day
-        How old a cached copy may be (``"12h"``, 3600: :mod:`icoframes.ages`); ``None``
+        How old a cached copy may be (``"12h"``, 3600: ``icoframes.ages``); ``None``
         means it never expires.
     offline : bool, default False
         Use the cache only; raise :class:`NotCached` when it has no copy.
@@ -149,7 +149,7 @@ def load_icos(status: Status | None = None, *, refresh: Refresh = False,
         A cached list older than this is re-paged, as with ``refresh=True``
         (``None``: cached lists never expire). A duration (``"7D"``, ``"12h"``,
         ``pd.Timedelta``, ``timedelta``) or seconds (3600, as text too): every age
-        argument reads one so (:mod:`icoframes.ages`). A list that came back partial is
+        argument reads one so (``icoframes.ages``). A list that came back partial is
         re-paged by the next call whatever its age.
     profile_max_age : timedelta, str, seconds or mapping by status, optional
         How old a profile may be when its list is re-paged. Default: ongoing

@@ -171,7 +171,7 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         The oldest rate accepted before the date (a weekend or a holiday is
         bridged; a rate from last year is not), counted between UTC days (below
         one day: the date's own day only). Read as every age argument
-        (:mod:`icoframes.ages`): a duration (``"7D"``, ``"12h"``, a timedelta, a
+        (``icoframes.ages``): a duration (``"7D"``, ``"12h"``, a timedelta, a
         ``timedelta64`` with a unit) or seconds, as text too; seconds under a day
         (``7``, ``"7"``: surely days) are refused. None accepts any age.
     quote : {"usd_per_unit", "units_per_usd"}, optional

@@ -1,5 +1,5 @@
 """``rate_max_age``, the oldest rate :func:`~icoframes.money.to_usd` takes before a date,
-read as every age argument is (:mod:`icoframes.ages`).
+read as every age argument is (``icoframes.ages``).
 
 A duration (``"7D"``, ``"12h"``, a timedelta, a pandas Timedelta, a NumPy timedelta64 with
 a unit) or a number of seconds, as text too. Rates are matched by day, so a number of
