@@ -22,6 +22,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from .joinedlists import joined_parts
 from .numerals import TOO_MANY_SECONDS, did_you_mean_number, number_text
 
 __all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "duration_text", "numpy_duration"]
@@ -97,9 +98,8 @@ _ISO = re.compile(r"[+-]?P", re.IGNORECASE)
 _REMOVED_ALIAS = re.compile(r"\d\s*[TLUN](?![A-Za-z])", re.IGNORECASE)
 # a number with the bare unit m: minutes to pandas, months in a tenor ("6m", "1y")
 _BARE_M = re.compile(r"\d\s*m(?![a-z])", re.IGNORECASE)
-# durations joined as a list ("1D,7D,90D", "7D;12h"), which pandas would read as their sum
-_LIST = re.compile(r"[,;|]")
-# str(timedelta)'s one duration with a comma: "1 day, 6:00:00", "2 days, 0:00:00.5"
+# str(timedelta)'s one duration with a comma: "1 day, 6:00:00", "2 days, 0:00:00.5" (other
+# durations joined as a list, "1D,7D,90D", which pandas would sum, are refused: _joined)
 _PYTHON_DAYS = re.compile(r"\d+ days?, \d{1,2}:\d\d:\d\d(\.\d+)?")
 
 
@@ -120,7 +120,7 @@ def _bare_m(word: str) -> bool:
 
 def _joined(word: str) -> bool:
     """Whether ``word`` joins durations as a list (``"7D,12h"``), not as ``str(timedelta)``."""
-    return _LIST.search(word) is not None and not _PYTHON_DAYS.fullmatch(word)
+    return bool(joined_parts(word)) and not _PYTHON_DAYS.fullmatch(word)
 
 
 def as_age(value: object) -> dt.timedelta | None:

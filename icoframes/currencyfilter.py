@@ -6,7 +6,7 @@ it most likely means (a near name's ticker, or the list a pasted ``"ETH,BTC"`` w
 from __future__ import annotations
 
 import difflib
-from typing import Any, Final
+from typing import Any
 
 from .api.params import NOTHING_WORDS, TICKER
 from .errors import InvalidParameter, quoted
@@ -19,7 +19,6 @@ __all__ = ["tickers"]
 _CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
              for spelling in (code, *spellings)}
 
-_NOTHING: Final = NOTHING_WORDS  # "None", "nan": refused, never sent as NONE, NAN
 
 def tickers(value: Any, items: list[Any]) -> Any:
     """Currencies (``value``, its ``items`` as a list) as the tickers sent: names through
@@ -45,7 +44,8 @@ def tickers(value: Any, items: list[Any]) -> Any:
     out = []
     for item in items:
         folded = " ".join(item.split()).casefold()
-        if folded in _NOTHING:  # str(None), str(NaN) of a config or a form: no currency
+        if folded in NOTHING_WORDS:  # str(None), str(NaN) of a config or a form: refused,
+            # never sent as NONE, NAN
             raise InvalidParameter(
                 f"invalid list parameter accepted_currencies={quoted(value)}: {quoted(item)} is "
                 "no currency; " + ("did you mean None (no filter on currencies)?"

@@ -319,8 +319,8 @@ def unheld(folder: Path) -> Iterator[bool]:
     writes nothing a report would name): none holds it; a load that makes it now touches
     it, and a prune looks at the folder's age again under its lock."""
     fd = None
-    if folder.is_dir() and not folder.is_symlink():
-        with contextlib.suppress(OSError):
+    if _FCNTL is not None and folder.is_dir() and not folder.is_symlink():  # (no flock: age
+        with contextlib.suppress(OSError):  # alone judges, and no mark is opened to leak)
             fd = os.open(folder / USED_MARK, os.O_RDONLY | _MARK_FLAGS)
     if fd is None or _FCNTL is None:
         yield True
