@@ -25,7 +25,8 @@ import pandas as pd
 from .joinedlists import joined_parts
 from .numerals import TOO_MANY_SECONDS, did_you_mean_number, number_text
 
-__all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "duration_text", "numpy_duration"]
+__all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "duration_text", "durations_meant",
+           "numpy_duration", "seconds_of"]
 
 #: What an age argument takes, as its refusals say it.
 AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', seconds"
@@ -155,7 +156,7 @@ def as_age(value: object) -> dt.timedelta | None:
     if isinstance(value, np.timedelta64):
         duration = numpy_duration(value)
         value = None if duration is None else duration.to_pytimedelta()
-    if (seconds := _seconds(value)) is not None:
+    if (seconds := seconds_of(value)) is not None:
         value = dt.timedelta(seconds=seconds) if 0 <= seconds < TOO_MANY_SECONDS else None
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value
@@ -169,7 +170,7 @@ def _too_short(value: object) -> bool:
         value = numpy_duration(value)  # nanoseconds kept: pandas' resolution
     if isinstance(value, dt.timedelta):
         return dt.timedelta(0) < value < LEAST_AGE
-    seconds = _seconds(value)
+    seconds = seconds_of(value)
     if seconds is None:
         return False
     try:  # underflowed: Fraction(1, 10**400) is no 0
@@ -178,9 +179,19 @@ def _too_short(value: object) -> bool:
         return False
 
 
-def _seconds(value: object) -> float | None:
-    """``value`` as a number of seconds when it is one (a real number, never a bool nor a
-    timedelta64): an int past float's range (10**400) is infinite; NaN stays NaN."""
+def seconds_of(value: object) -> float | None:
+    """``value`` as a number of seconds when it is one: a real number (an int, a float, a
+    NumPy number, a Fraction), never a bool nor a timedelta64 (a NumPy integer with a unit);
+    an int past float's range (10**400) is infinite; NaN stays NaN. Else None.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> seconds_of(90), seconds_of(Fraction(3, 2)), seconds_of(np.float32(0.5))
+    (90.0, 1.5, 0.5)
+    >>> seconds_of(True), seconds_of(np.timedelta64(90, "s")), seconds_of("90")
+    (None, None, None)
+    """
     if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_ | np.timedelta64):
         return None
     try:
@@ -217,7 +228,7 @@ def age_hint(value: object) -> str:
     if _too_short(value):
         return " (a positive age shorter than a microsecond, which an age would hold as 0)"
     if not isinstance(value, str):
-        finite = _seconds(value) is not None and value < math.inf  # type: ignore[operator]
+        finite = seconds_of(value) is not None and value < math.inf  # type: ignore[operator]
         if finite and value >= TOO_MANY_SECONDS:  # type: ignore[operator]  # 10**400 too
             return f" (more seconds than a timedelta holds: below {TOO_MANY_SECONDS:.3g})"
         return ""
@@ -244,31 +255,53 @@ _LONG_UNITS: Final = {"m": "month", "mo": "month", "mos": "month", "month": "mon
 _NUMBER_UNIT = re.compile(r"\+?P?(\d+(?:\.\d+)?)\s*([A-Za-z]+)")
 
 
+def durations_meant(text: str) -> list[pd.Timedelta]:
+    """The durations a text no age takes most likely means, as its refusal suggests them
+    (:func:`age_hint`): ``"6m"``, 6 minutes or 180 days; ``"2 weeks"``, 14 days; ``"7T"``,
+    7 minutes; ``[]`` when it says none. A setting of seconds (``timeout``) suggests the
+    seconds of those it takes.
+
+    Examples
+    --------
+    >>> durations_meant("6m")
+    [Timedelta('0 days 00:06:00'), Timedelta('180 days 00:00:00')]
+    >>> durations_meant("12 hrs"), durations_meant("7T"), durations_meant("soon")
+    ([Timedelta('0 days 12:00:00')], [Timedelta('0 days 00:07:00')], [])
+    """
+    return [pd.Timedelta(meant) for meant in _unit_meant(text)[1]]
+
+
 def _unit_hint(text: str) -> str:
-    """The "did you mean" of a duration in a unit pandas does not read: ``"2 weeks"``,
+    """The "did you mean" of a duration in a unit pandas does not read (:func:`_unit_meant`),
+    after why it is refused when that is not the unit alone."""
+    why, meant = _unit_meant(text)
+    return why + (f"; did you mean {' or '.join(map(repr, meant))}?" if meant else "")
+
+
+def _unit_meant(text: str) -> tuple[str, list[str]]:
+    """Why a duration in a unit pandas does not read is refused, when that is not the unit
+    alone (``""``), and what it most likely means, as text an age takes (a hint never
+    suggests a refused one, ``"9e9m"``'s days past a timedelta's): ``"2 weeks"``,
     ``"1 month"`` or ``"P1Y"`` (ISO, which pandas reads as a minute for "P1M"), ``"7T"``;
     or in a case a later pandas no longer reads (``"7d"``)."""
     word = text.strip()
     found = _NUMBER_UNIT.fullmatch(word)
     if found is None:  # "1m30s": which m, the text says no more
-        return " (m: minutes or months?)" if _bare_m(word) else ""
+        return (" (m: minutes or months?)" if _bare_m(word) else ""), []
     number, unit = float(found[1]), found[2]
     if _bare_m(word):  # "6m": minutes to pandas
-        return " (m: minutes or months?)" + _meant(f"{number:g}min", f"{number * 30:g}D")
+        return " (m: minutes or months?)", _taken(f"{number:g}min", f"{number * 30:g}D")
     if (long := _LONG_UNITS.get(unit.casefold())) is not None:
-        return f" (a {long} has no fixed length)" + _meant(
-            f"{number * _FIXED_DAYS[long]:g}D")
+        return f" (a {long} has no fixed length)", _taken(f"{number * _FIXED_DAYS[long]:g}D")
     for meant in (_UNIT_WORDS.get(unit.casefold()), unit.lower(), unit.upper()):
         if meant and _reads_cleanly(f"{number:g}{meant}"):
-            return f"; did you mean '{number:g}{meant}'?"
-    return ""
+            return "", [f"{number:g}{meant}"]
+    return "", []
 
 
-def _meant(*texts: str) -> str:
-    """``"; did you mean '6min' or '180D'?"`` of those ``texts`` an age takes (a hint never
-    suggests a refused one, ``"9e9m"``'s days past a timedelta's); ``""`` if none."""
-    taken = [repr(text) for text in texts if _reads_cleanly(text)]
-    return f"; did you mean {' or '.join(taken)}?" if taken else ""
+def _taken(*texts: str) -> list[str]:
+    """Those ``texts`` an age takes, written as pandas reads them without a warning."""
+    return [text for text in texts if _reads_cleanly(text)]
 
 
 def _reads_cleanly(text: str) -> bool:

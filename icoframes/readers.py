@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .ages import duration_text
+from .ages import duration_text, durations_meant
 from .numerals import INT64_MAX, as_integer, did_you_mean_number, number_text
 from .quoting import may_be_key
 from .secret import RedactedURL, Secret
@@ -107,16 +107,15 @@ def seconds(value: Any) -> float:
     # one with a FutureWarning; pandas 3 refuses it)
     if number is None or isinstance(value, bool) or kind in ("b", "M") or (
             hasattr(value, "ndim") and value.ndim != 0):
-        # "30s": a duration as an age argument reads it, whose seconds a setting takes
-        duration = duration_text(value) if isinstance(value, str) else None
-        if duration is None:
+        meant = _seconds_meant(value)
+        if not meant:
             raise ValueError("must be a number of seconds" + did_you_mean_number(value,
                                                                                  whole=False))
-        # suggested only when it is taken ("-1D", "2D": not); pandas 2.2's total_seconds()
-        meant = duration.value / 1e9  # cuts nanoseconds, "0.1234567s" was 0.123456
-        written = f"{meant:g}" if float(f"{meant:g}") == meant else repr(meant)  # never rounded
+        # suggested only when it is taken ("-1D", "2D": not; "6m": 6 minutes, never months)
+        taken = [f"{one:g}" if float(f"{one:g}") == one else repr(one)  # never rounded
+                 for one in meant if 0 < one <= MAX_SECONDS]
         raise ValueError("must be a number of seconds" + (
-            f"; did you mean {written}?" if 0 < meant <= MAX_SECONDS
+            f"; did you mean {' or '.join(taken)}?" if taken
             else f", positive and at most {MAX_SECONDS:,.0f} (a day)"))
     try:  # float()'s own error quotes the value whole (b"<key>", 10 MB of bytes): not said
         read = float(number)
@@ -128,6 +127,18 @@ def seconds(value: Any) -> float:
     if not 0 < read <= MAX_SECONDS:  # nan and inf too
         raise ValueError(f"must be positive and at most {MAX_SECONDS:,.0f} (a day)")
     return read
+
+
+def _seconds_meant(value: Any) -> list[float]:
+    """The seconds of the duration text writes, as an age argument reads it (``"30s"``: 30),
+    else of those its refusal would suggest (``"6m"``: 360, or 180 days; ``"12 hrs"``);
+    ``[]`` when it writes none (not text, a number's text, or no duration)."""
+    if not isinstance(value, str):
+        return []
+    duration = duration_text(value)
+    # duration.value: nanoseconds (pandas 2.2's total_seconds() cuts them: "0.1234567s")
+    return [one.value / 1e9 for one in ([duration] if duration is not None
+                                        else durations_meant(value))]
 
 
 # a service name becomes a folder of the cache dir: one plain path segment, never the

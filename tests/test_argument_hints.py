@@ -8,6 +8,7 @@ meant.
 from __future__ import annotations
 
 import datetime as dt
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -88,7 +89,8 @@ def test_a_duration_pandas_does_not_read_is_refused_with_what_it_means(warm, age
 _RATES = pd.DataFrame({"date": ["2018-01-01"], "currency": ["ETH"], "usd_per_unit": [2.0]})
 
 
-@pytest.mark.parametrize("week", ["7D", "168h", 604800, "604800", dt.timedelta(days=7)])
+@pytest.mark.parametrize("week", ["7D", "168h", 604800, "604800", dt.timedelta(days=7),
+                                  Fraction(604800), Fraction(1209600, 2)])
 def test_rate_max_age_reads_an_age_as_every_age_argument_does(week):
     icos = pd.DataFrame({"hard_cap": [1.0], "caps_unit": ["ETH"],
                          "end_datetime": pd.to_datetime(["2018-01-08"])})
@@ -105,6 +107,11 @@ def test_seconds_under_a_day_as_a_rate_age_are_refused_with_the_days_they_most_l
                          rate_max_age="7")
     assert str(caught.value).endswith(
         "got '7' (seconds: under the day by which rates are matched); did you mean '7D'?")
+    with pytest.raises(InvalidParameter) as caught:  # a Fraction of seconds, as any number
+        icoframes.to_usd(icos, _RATES, columns=["hard_cap"], date="end_datetime",
+                         rate_max_age=Fraction(7))
+    assert str(caught.value).endswith("got Fraction(7, 1) (seconds: under the day by which "
+                                      "rates are matched); did you mean '7D'?")
 
 
 # -- a list pasted as one value --------------------------------------------------------------
@@ -197,7 +204,11 @@ def test_tables_given_to_to_usd_is_refused_with_its_icos_table():
                                  "did you mean tables.icos?")
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("30s", "30"), ("1min", "60"), ("1.5h", "5400")])
+@pytest.mark.parametrize(("value", "seconds"), [
+    ("30s", "30"), ("1min", "60"), ("1.5h", "5400"),
+    # what an age's refusal suggests, in seconds: "6m" is minutes (months: over a day)
+    ("6m", "360"), ("6M", "360"), ("7T", "420"), ("12 hrs", "43200"),
+])
 def test_a_setting_of_seconds_given_as_a_duration_says_its_seconds(value, seconds):
     # a setting is a number of seconds (an environment variable too): a duration is refused
     # with the seconds it writes, not only "must be a number of seconds"

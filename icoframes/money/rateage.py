@@ -16,7 +16,7 @@ from typing import Final, TypeAlias
 import numpy as np
 import pandas as pd
 
-from ..ages import age_hint, as_age, duration_text, numpy_duration
+from ..ages import age_hint, as_age, duration_text, numpy_duration, seconds_of
 from ..errors import InvalidParameter, quoted
 from ..numerals import meant_number, number_text
 
@@ -35,6 +35,9 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     --------
     >>> rate_age("7D", "to_usd"), rate_age(604800, "to_usd"), rate_age("12h", "to_usd")
     (Timedelta('7 days 00:00:00'), Timedelta('7 days 00:00:00'), Timedelta('0 days 12:00:00'))
+    >>> from fractions import Fraction
+    >>> rate_age(Fraction(604800), "to_usd")  # a real number of seconds, as any age's
+    Timedelta('7 days 00:00:00')
     >>> try:
     ...     rate_age("7", "to_usd")
     ... except InvalidParameter as exc:
@@ -45,13 +48,12 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
         return None
     number = number_text(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age
     why = hint = ""
-    if isinstance(number, int | float | np.integer | np.floating) and not isinstance(
-            number, bool | np.timedelta64):  # a count without a unit: seconds, as every age
-        # argument's (a timedelta64 is a NumPy integer, but has a unit: a duration)
+    if (seconds := seconds_of(number)) is not None:  # a count without a unit (a Fraction
+        # too): seconds, as every age argument's (a timedelta64 has a unit: a duration)
         age = as_age(number)
         if age is not None and age >= _DAY:
             return pd.Timedelta(age)
-        why, hint = _under_a_day(float(number)) if age else ("", age_hint(number))
+        why, hint = _under_a_day(seconds) if age else ("", age_hint(number))
     else:
         duration = (duration_text(rate_max_age) if isinstance(rate_max_age, str)
                     else numpy_duration(rate_max_age) if isinstance(rate_max_age, np.timedelta64)
