@@ -121,7 +121,7 @@ def _bare_m(word: str) -> bool:
 
 def _joined(word: str) -> bool:
     """Whether ``word`` joins durations as a list (``"7D,12h"``), not as ``str(timedelta)``."""
-    return bool(joined_parts(word)) and not _PYTHON_DAYS.fullmatch(word)
+    return bool(joined_parts(word, slashes=False)) and not _PYTHON_DAYS.fullmatch(word)
 
 
 def as_age(value: object) -> dt.timedelta | None:

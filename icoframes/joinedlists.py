@@ -2,7 +2,8 @@
 
 A CSV cell or a form field pasted into a list-valued filter is one text
 (``location="Singapore, USA"``, ``accepted_currencies="ETH,BTC"`` or ``"ETH BTC"``,
-``platform="1, 2"``), which the service would read as one name. Such a text is refused
+``platform="1, 2"``), and so is a list written as prose writes alternatives
+(``"Singapore/USA"``), which the service would read as one name. Such a text is refused
 as every unknown value is; its "did you mean" is the list it most likely means, each part
 read as it would be alone (``['Singapore', 'USA']``), when every part reads so: never a
 part alone, which would drop the rest without a word.
@@ -16,29 +17,35 @@ from collections.abc import Callable
 __all__ = ["joined_parts", "list_hint"]
 
 # a comma, a semicolon or a bar: what a CSV cell or a form joins a list with
-_SEPARATOR = re.compile(r"\s*[,;|]\s*")
+_SEPARATOR = r"\s*[,;|]\s*"
+# a slash: what prose joins alternatives with ("Singapore/USA")
+_SLASH = r"\s*/\s*"
 # and, for values that hold no space (tickers, ids), a run of spaces
-_SEPARATOR_OR_SPACE = re.compile(r"\s*[,;|]\s*|\s+")
+_SPACES = r"\s+"
 
 
-def joined_parts(text: str, *, spaces: bool = False) -> list[str]:
-    """The parts of ``text`` joined by commas, semicolons or bars (``spaces``: or spaces),
-    when it holds two or more that are not empty; else ``[]``.
+def joined_parts(text: str, *, spaces: bool = False, slashes: bool = True) -> list[str]:
+    """The parts of ``text`` joined by commas, semicolons, bars or slashes (``spaces``: or
+    spaces; not ``slashes``: no slashes), when it holds two or more that are not empty;
+    else ``[]``.
 
     ``spaces`` is for values that never hold one (a ticker, an id): a name may
-    (``"United Kingdom"``, ``"Real Estate"``).
+    (``"United Kingdom"``, ``"Real Estate"``). ``slashes=False`` is for text a slash
+    does not join as a list (an age: pandas sums ``"7D,12h"``, but reads no ``"7D/12h"``).
 
     Examples
     --------
     >>> joined_parts("Singapore, USA"), joined_parts("ETH BTC", spaces=True)
     (['Singapore', 'USA'], ['ETH', 'BTC'])
+    >>> joined_parts("Singapore/USA"), joined_parts("Singapore/USA", slashes=False)
+    (['Singapore', 'USA'], [])
     >>> joined_parts("United Kingdom"), joined_parts("ETH,"), joined_parts("Singapore")
     ([], [], [])
     """
     if not isinstance(text, str):
         return []
-    parts = [part for part in (_SEPARATOR_OR_SPACE if spaces else _SEPARATOR).split(text.strip())
-             if part]
+    separators = [_SEPARATOR, *([_SLASH] if slashes else []), *([_SPACES] if spaces else [])]
+    parts = [part for part in re.split("|".join(separators), text.strip()) if part]
     return parts if len(parts) >= 2 else []
 
 
@@ -53,6 +60,8 @@ def list_hint(text: str, read: Callable[[str], object | None], *, spaces: bool =
     --------
     >>> list_hint("eth,btc", str.upper), list_hint("1, 2", int), list_hint("ETH", str.upper)
     ("; did you mean ['ETH', 'BTC']?", '; did you mean [1, 2]?', '')
+    >>> list_hint("eth/btc", str.upper)
+    "; did you mean ['ETH', 'BTC']?"
     >>> list_hint("Singapore, Atlantis", {"singapore": "Singapore"}.get)
     ''
     >>> list_hint("1, 0", int), list_hint("1, 0", int, taken=lambda ids: min(ids) >= 1)

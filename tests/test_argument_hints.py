@@ -75,6 +75,7 @@ def test_every_age_argument_reads_a_duration_as_text(warm):
     ("2 years", " (a year has no fixed length); did you mean '730D'?"),
     ("2 weeks", "; did you mean '2W'?"), ("7T", "; did you mean '7min'?"),
     ("12 hrs", "; did you mean '12h'?"), ("-1D", ""), ("soon", ""),
+    ("7D/12h", ""),  # no list pandas would sum: it reads no slash
 ])
 def test_a_duration_pandas_does_not_read_is_refused_with_what_it_means(warm, age, hint):
     with pytest.raises(InvalidParameter) as caught:
@@ -128,8 +129,18 @@ def test_seconds_under_a_day_as_a_rate_age_are_refused_with_the_days_they_most_l
                                                "Cryptocurrency'; did you mean ['Platform', "
                                                "'Cryptocurrency']? (see the category rows of "
                                                "icoframes.load_filters())"),
+    # a slash joins a list as prose writes alternatives: its list, never a part alone
+    ({"location": "Singapore/USA"}, "unknown location 'Singapore/USA'; did you mean "
+                                    "['Singapore', 'USA']? (see the location rows of "
+                                    "icoframes.load_filters())"),
+    ({"category": "platform / Cryptocurrency"}, "unknown category name 'platform / "
+                                                "Cryptocurrency'; did you mean ['Platform', "
+                                                "'Cryptocurrency']? (see the category rows of "
+                                                "icoframes.load_filters())"),
     ({"platform": "1, 2"}, "invalid list parameter platform='1, 2': '1, 2' is no id nor name; "
                            "did you mean [1, 2]?"),
+    ({"platform": "1/2"}, "invalid list parameter platform='1/2': '1/2' is no id nor name; "
+                          "did you mean [1, 2]?"),
     ({"type": ["1 2"]}, "invalid list parameter type=['1 2']: '1 2' is no id nor name; "
                         "did you mean [1, 2]?"),
 ])
@@ -149,6 +160,7 @@ _TICKERS = ("invalid list parameter accepted_currencies={!r}: takes currency tic
     ("ETH,BTC", "; did you mean ['ETH', 'BTC']?"), ("ETH BTC", "; did you mean ['ETH', 'BTC']?"),
     ("eth; Bitcoin", "; did you mean ['ETH', 'BTC']?"),
     ("XYZ1, ABC", "; did you mean ['XYZ1', 'ABC']?"),
+    ("ETH/BTC", "; did you mean ['ETH', 'BTC']?"),
     # one name, not a list: "Tether USD" is no USDT and USD, "Bit coin" Bitcoin
     ("Tether USD", ""), ("Bit coin", "; did you mean 'BTC'?"),
 ])
