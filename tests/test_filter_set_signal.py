@@ -10,6 +10,7 @@ process sent real signals, and nothing waits on the clock.
 
 from __future__ import annotations
 
+import logging
 import os
 import selectors
 import signal
@@ -24,6 +25,8 @@ from pressed_twice import press_ctrl_c_again
 from waiting import HANG_GUARD
 
 import icoframes
+from icoframes.api.client import Client
+from icoframes.fetch.pool import RequestPool
 from icoframes.store.cache import Cache
 
 pytestmark = pytest.mark.usefixtures("one_ledger_day")
@@ -199,3 +202,48 @@ def test_a_ctrl_c_while_the_filter_set_is_written_keeps_it(tmp_path):
             icoframes.reset_configuration()
     assert srv.hits == {FILTERS: 1}
     assert kept.loc[kept["filter"] == "category", "name"].tolist() == ["Finance"]
+
+
+def test_a_ctrl_c_before_the_request_left_says_no_request_is_finishing(tmp_path):
+    """The Ctrl-C lands as the request is handed to its worker, which is held before it books
+    or sends until the signal was caught: nothing leaves, so no line says "finishing 1
+    request already sent" (the pool held one request, but it never left)."""
+    caught, said = threading.Event(), []
+
+    def ctrl_c_as_it_is_handed_over(frame, event, arg) -> None:  # the load's thread
+        if event == "return" and frame.f_code is RequestPool.submit.__code__:
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)  # held: its handler ran when this returns
+            caught.set()
+
+    def held_until_caught(frame, event, arg) -> None:  # the worker's thread
+        if event == "call" and frame.f_code is Client._send_once.__code__:
+            sys.setprofile(None)
+            caught.wait(HANG_GUARD)
+
+    class Told(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+
+    logger, told = logging.getLogger("icoframes.fetch.inflight"), Told()
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    with HostileServer({FILTERS: json_reply(FILTER_SET)}) as srv:
+        _configured(srv, tmp_path)
+        logger.addHandler(told)
+        try:
+            threading.setprofile(held_until_caught)  # (threads made from now on: the worker)
+            sys.setprofile(ctrl_c_as_it_is_handed_over)
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    icoframes.load_filters()
+            finally:
+                sys.setprofile(None)
+                threading.setprofile(None)  # type: ignore[arg-type]
+                signal.signal(signal.SIGINT, before)
+                logger.removeHandler(told)
+            assert caught.is_set()
+            assert icoframes.cache_info().requests_today == 0  # its booking handed back
+        finally:
+            icoframes.reset_configuration()
+    assert srv.hits == {}  # it never left
+    assert not [line for line in said if "finishing" in line], said

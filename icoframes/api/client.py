@@ -344,10 +344,9 @@ class Client:
         if self._budget is not None:
             self._budget.take(endpoint)  # QuotaExceeded here: nothing was sent
         outcome: str | int | None = "not_sent"  # until it leaves: then it may count
-        try:
-            self.control.check()  # the load stopped while it waited for its booking: not sent
-            self._attempts.add(endpoint)
+        try:  # (deadline: Cancelled when the load stopped while it waited for its booking)
             with deadline(self.timeout, self.control) as limit:
+                self._attempts.add(endpoint)
                 outcome = "no_answer"  # sent (maybe counted) unless it never left
                 timeout = (min(5.0, self.timeout), self.timeout)
                 # each failure is made in its handler, raised after it: raised in it, it would

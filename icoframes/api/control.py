@@ -438,8 +438,9 @@ class LoadControl(StopSwitch):
             self._answered[_kind(item)] += 1
 
     def sending(self) -> None:
-        """The calling thread sends an attempt: an asked-wait trip awaits its answer
+        """An attempt leaves (:meth:`StopSwitch.sending`): an asked-wait trip awaits its answer
         (:meth:`failed`, :meth:`refused`, :meth:`succeeded`; :class:`AskedRun`)."""
+        super().sending()  # (Cancelled once the load is stopped: not sent)
         with self._lock:
             self._asked.sending(threading.get_ident())
 

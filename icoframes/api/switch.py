@@ -51,6 +51,15 @@ class StopSwitch:
         self._stopping = False  # no new attempt either (set by a signal's handler)
         self._lock = threading.Lock()
         self._sockets: dict[int, socket.socket] = {}  # thread id -> socket being read
+        self._sending: set[int] = set()  # the threads whose attempt left and is not over
+
+    @property
+    def on_wire(self) -> int:
+        """Attempts that left and are not over (:meth:`sending` to :meth:`release`). Read once
+        the load is stopped (:meth:`stop_sending`), it is every attempt sent: none leaves after
+        it, and one that is leaving was counted (what a Ctrl-C's "finishing" line says)."""
+        with self._lock:
+            return len(self._sending)
 
     @property
     def cancelled(self) -> bool:
@@ -115,6 +124,14 @@ class StopSwitch:
             self.sleep(left)  # (once: a sleep returns early only when stopped)
         self.check()
 
+    def sending(self) -> None:
+        """The calling thread's attempt leaves now (counted in :attr:`on_wire` until
+        :meth:`release`), or :class:`Cancelled` once the load is stopped (:meth:`check`).
+        Both under the lock: a count read after a stop holds every attempt that passed."""
+        with self._lock:
+            self.check()
+            self._sending.add(threading.get_ident())
+
     def register(self, sock: socket.socket) -> None:
         """The calling thread now reads ``sock``: :meth:`cancel` will cut it."""
         with self._lock:
@@ -124,6 +141,7 @@ class StopSwitch:
                 sock.shutdown(socket.SHUT_RDWR)
 
     def release(self) -> None:
-        """The calling thread is done reading its socket."""
+        """The calling thread's attempt is over: done reading its socket."""
         with self._lock:
             self._sockets.pop(threading.get_ident(), None)
+            self._sending.discard(threading.get_ident())

@@ -144,13 +144,15 @@ _WATCHDOG = _Watchdog()
 def deadline(seconds: float, control: LoadControl | None = None) -> Iterator[Deadline]:
     """Give the request this thread sends inside the block a total deadline.
 
-    Yields its :class:`Deadline`. With ``control``, the socket of the response
-    read inside the block is registered with it too, so that
+    Yields its :class:`Deadline`. With ``control``, the attempt is refused when the load is
+    stopped (:class:`~icoframes.api.switch.Cancelled`, before the block), else counted in its
+    :attr:`~icoframes.api.switch.StopSwitch.on_wire` until the block ends, and the socket of
+    the response read inside the block is registered with it too, so that
     :meth:`~icoframes.api.control.LoadControl.cancel` cuts a read stuck mid-body.
     """
     current = Deadline(time.monotonic() + seconds)
-    if control is not None:  # an attempt leaves: a trip of asks to wait awaits its answer
-        control.sending()
+    if control is not None:  # an attempt leaves (Cancelled once the load is stopped), counted
+        control.sending()  # until it is over; a trip of asks to wait awaits its answer
     previous = getattr(_local, "deadline", None), getattr(_local, "control", None)
     _local.deadline, _local.control = current, control
     _WATCHDOG.watch(current)

@@ -142,14 +142,16 @@ class FirstSignal:
 
 
 def grace(stop: BaseException | None, *, interrupted: bool, unpaid: Collection[object],
-          held: FirstSignal, in_flight: int, halt: Callable[[], object]) -> float | None:
-    """The seconds the ``in_flight`` requests get once a crawl ended, after ``halt()`` (no new
+          held: FirstSignal, sent: int, halt: Callable[[], object]) -> float | None:
+    """The seconds the requests in flight get once a crawl ended, after ``halt()`` (no new
     attempt, not even a retry, leaves) when it was stopped (None: each until its
     deadline): none when ``interrupted`` (a Ctrl-C not held, or a second one); each waited
     for at the daily limit or a ledger's error (``stop``, paid for: a cache error of the crawl
     itself, ``unpaid``, is not the ledger's); :data:`GRACE` after another stop. After a signal
-    ``held`` caught, :data:`FINISHING` at most, which is said (a user pressed Ctrl-C, and the
-    load goes on)."""
+    ``held`` caught, :data:`FINISHING` at most, which is said when ``sent`` requests are on
+    their way (a user pressed Ctrl-C, and the load goes on): those that left, read once no
+    other may (:attr:`~icoframes.api.switch.StopSwitch.on_wire`), not those handed to the
+    pool that never will (one waiting for its turn or a retry's)."""
     if stop is not None or held.caught is not None:
         halt()
     if interrupted:
@@ -158,11 +160,11 @@ def grace(stop: BaseException | None, *, interrupted: bool, unpaid: Collection[o
     if held.caught is None:
         return None if paid else GRACE
     seconds = FINISHING if paid or stop is None else min(GRACE, FINISHING)
-    if in_flight:
+    if sent:
         name = signal.Signals(held.signum).name if held.signum else "a signal"
         log.warning("%s (%s): finishing %s already sent (paid for: their answers are kept), "
                     "for %g s at most; %s", "interrupted" if name == "SIGINT" else "terminated",
-                    name, counted(in_flight, "request"), seconds,
+                    name, counted(sent, "request"), seconds,
                     "press Ctrl-C again to stop now" if name == "SIGINT"
                     else "a Ctrl-C (SIGINT) stops it now")
     return seconds

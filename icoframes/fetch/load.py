@@ -317,7 +317,7 @@ class Load:
         finally:  # after a stop (a Ctrl-C held) no retry leaves, those in flight get a grace
             try:
                 self._shut_down(grace=grace(self._stop, interrupted=interrupted, held=self._signal,
-                                            unpaid=(self._lost, unpaid), in_flight=self._pool.busy,
+                                            unpaid=(self._lost, unpaid), sent=self.control.on_wire,
                                             halt=self.control.halt))
             except BaseException as exc:  # a second signal before the pool's wait (as the
                 self._shut_down(grace=self._pool.cut_by(exc))  # finishing line is said) cuts too

@@ -201,7 +201,7 @@ def held_request(send: Callable[[], T], keep: Callable[[T], R], control: StopSwi
     finally:
         try:
             wait = grace(None, interrupted=interrupted, held=held, unpaid=(),
-                         in_flight=pool.busy, halt=control.halt)
+                         sent=control.on_wire, halt=control.halt)
         except BaseException as exc:  # a second signal as the finishing line is said
             wait = pool.cut_by(exc)
         ended += pool.shut_down(grace=wait, cancel=control.cancel)
