@@ -27,6 +27,7 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
+from icoframes.api.client import Client
 from icoframes.config import get_settings
 from icoframes.fetch import inflight
 from icoframes.store.cache import Cache
@@ -172,6 +173,61 @@ def test_a_second_ctrl_c_while_the_load_finishes_cuts_the_requests_at_once(
     assert requests["ico"] == len(listed) + WORKERS
     assert booked == sum(requests.values())
     assert len(lines) == 1  # the first Ctrl-C waited for them (where it cut: nothing said)
+
+
+def test_the_finishing_line_counts_only_the_requests_that_left(tmp_path, patient, said):
+    """A Ctrl-C while one worker has not sent its request yet (held before it books or
+    sends, until the load said its line): "finishing 3 requests", the 3 the service holds,
+    not the 4 handed to the pool; the fourth never leaves."""
+    told, lines = said
+    calls, parked, lock = [], threading.Event(), threading.Lock()
+
+    def fourth_held(frame, event, arg) -> None:  # in every worker: its profile requests
+        if event != "call" or frame.f_code is not Client._send_once.__code__:
+            return
+        with lock:
+            calls.append(frame.f_locals["endpoint"])
+            fourth = len(calls) == WORKERS
+        if fourth:
+            parked.set()
+            told.wait(HANG_GUARD)  # the line is said, then it goes on: no longer sent
+
+    with sandbox.serve(n_icos=60, seed=5, latency=0.0) as sb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", max_workers=WORKERS)
+        try:
+            icoframes.load_list(status="past", progress=False)  # cached: profiles next
+            sb.pause()  # every request is held once the service counted it
+
+            def ctrl_c_then_answer() -> None:
+                try:  # three with the service, the fourth held before it left: Ctrl-C
+                    if parked.wait(HANG_GUARD) and sb.stats.wait_for(
+                            lambda s: s.in_flight == WORKERS - 1, timeout=HANG_GUARD):
+                        _ctrl_c()
+                        told.wait(HANG_GUARD)
+                finally:
+                    sb.resume()
+
+            helper = _in_the_background(ctrl_c_then_answer)
+            threading.setprofile(fourth_held)  # (threads made from now on: the workers)
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    icoframes.load_icos(status="past", progress=False)
+            finally:
+                threading.setprofile(None)  # type: ignore[arg-type]
+                told.set()
+                helper.join(HANG_GUARD)
+            kept = icoframes.cache_info().states["fetched"]
+            booked = icoframes.cache_info().requests_today
+        finally:
+            icoframes.reset_configuration()
+        requests = sb.stats.requests
+    assert calls == ["ico"] * WORKERS
+    assert requests["ico"] == WORKERS - 1 and kept == WORKERS - 1  # the fourth never left
+    assert booked == sum(requests.values())  # its booking handed back
+    assert lines == [f"interrupted (SIGINT): finishing {WORKERS - 1} requests already sent "
+                     f"(paid for: their answers are kept), for {HANG_GUARD:g} s at most; "
+                     "press Ctrl-C again to stop now"]
 
 
 _SCRIPT = """
