@@ -256,10 +256,10 @@ _NUMBER_UNIT = re.compile(r"\+?P?(\d+(?:\.\d+)?)\s*([A-Za-z]+)")
 
 
 def durations_meant(text: str) -> list[pd.Timedelta]:
-    """The durations a text no age takes most likely means, as its refusal suggests them
-    (:func:`age_hint`): ``"6m"``, 6 minutes or 180 days; ``"2 weeks"``, 14 days; ``"7T"``,
-    7 minutes; ``[]`` when it says none. A setting of seconds (``timeout``) suggests the
-    seconds of those it takes.
+    """The durations a text in a unit pandas does not read (or that means two things) most
+    likely means, as its refusal suggests them (:func:`age_hint`): ``"6m"``, 6 minutes or
+    180 days; ``"2 weeks"``, 14 days; ``"7T"``, 7 minutes; ``[]`` when it suggests none. A
+    setting of seconds (``timeout``) suggests the seconds of those it takes.
 
     Examples
     --------
