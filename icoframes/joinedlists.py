@@ -11,10 +11,11 @@ part alone, which would drop the rest without a word.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 
-__all__ = ["joined_parts", "list_hint"]
+__all__ = ["joined_parts", "list_hint", "near_the_whole"]
 
 # a comma, a semicolon or a bar: what a CSV cell or a form joins a list with
 _SEPARATOR = r"\s*[,;|]\s*"
@@ -47,6 +48,29 @@ def joined_parts(text: str, *, spaces: bool = False, slashes: bool = True) -> li
     separators = [_SEPARATOR, *([_SLASH] if slashes else []), *([_SPACES] if spaces else [])]
     parts = [part for part in re.split("|".join(separators), text.strip()) if part]
     return parts if len(parts) >= 2 else []
+
+
+def near_the_whole(text: str, name: str) -> bool:
+    """Whether ``name``, a near spelling of ``text``, is one of the whole text, not of one
+    of its parts (:func:`joined_parts`): a hint may suggest it (``"Bosnia/Herzegovina"``:
+    ``'Bosnia and Herzegovina'``), never a part alone, which would drop the rest
+    (``"Singapur/USA"``: no ``'Singapore'``). A name that is itself joined (``"Korea,
+    Republic of"``) is one of the whole.
+
+    Examples
+    --------
+    >>> near_the_whole("Bosnia/Herzegovina", "Bosnia and Herzegovina")
+    True
+    >>> near_the_whole("Singapur/USA", "Singapore"), near_the_whole("Singapur", "Singapore")
+    (False, True)
+    """
+    parts = joined_parts(text)
+    if not parts or joined_parts(name):
+        return True
+    folded = name.strip().casefold()
+    whole = difflib.SequenceMatcher(None, text.strip().casefold(), folded).ratio()
+    return all(difflib.SequenceMatcher(None, part.casefold(), folded).ratio() < whole
+               for part in parts)
 
 
 def list_hint(text: str, read: Callable[[str], object | None], *, spaces: bool = False,

@@ -45,7 +45,7 @@ from .errors import (
     quoted,
     warn,
 )
-from .joinedlists import joined_parts, list_hint
+from .joinedlists import list_hint, near_the_whole
 from .numerals import (
     INT64_MAX,
     as_integer,
@@ -378,8 +378,9 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
     spelled = {n.strip().casefold(): n for n in names}
     if not suggestions:
         suggestions = [spelled[c] for c in closest(value.strip().casefold(), spelled)]
-        if joined_parts(value):  # "Singapore, Atlantis": never a part alone; but a near name
-            suggestions = [n for n in suggestions if joined_parts(n)]  # with a comma, if one
+        # "Singapore, Atlantis": never a part alone; but a near name of the whole text, with
+        # a comma ("Korea, Republic of") or none ("Bosnia/Herzegovina"), if one
+        suggestions = [n for n in suggestions if near_the_whole(value, n)]
     hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
     # "Singapore, USA": the list pasted as one value; a name that holds a comma first

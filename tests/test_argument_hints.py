@@ -137,6 +137,14 @@ def test_seconds_under_a_day_as_a_rate_age_are_refused_with_the_days_they_most_l
                                                 "Cryptocurrency'; did you mean ['Platform', "
                                                 "'Cryptocurrency']? (see the category rows of "
                                                 "icoframes.load_filters())"),
+    # but one name written with a slash or a comma is that name: a near name of the whole
+    ({"location": "New/Zealand"}, "unknown location 'New/Zealand'; did you mean 'New "
+                                  "Zealand'? (see the location rows of icoframes.load_filters())"),
+    ({"location": "Czech, Republic"}, "unknown location 'Czech, Republic'; did you mean 'Czech "
+                                      "Republic'? (see the location rows of "
+                                      "icoframes.load_filters())"),
+    ({"location": "Singapur/USA"}, "unknown location 'Singapur/USA' (see the location rows of "
+                                   "icoframes.load_filters())"),  # never a part alone
     ({"platform": "1, 2"}, "invalid list parameter platform='1, 2': '1, 2' is no id nor name; "
                            "did you mean [1, 2]?"),
     ({"platform": "1/2"}, "invalid list parameter platform='1/2': '1/2' is no id nor name; "
