@@ -17,6 +17,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..store import folders
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE
 from ..store.db import SET_ASIDE, SIDE_FILES
 from ..store.derived import STATE_NAME
@@ -100,19 +101,12 @@ def mark_used(folder: str | os.PathLike[str]) -> None:
     is left as it is, and so is one a load refuses (another user's, one others may write to:
     :func:`~icoframes.store.folders.check_folder`)."""
     folder = Path(folder)
-    if folder.is_dir() and not folder.is_symlink():
-        with contextlib.suppress(OSError, CacheFolderRefused):  # read-only: not pruned either
-            check_folder(folder)
-            mark = folder / USED_MARK
-            with contextlib.suppress(FileNotFoundError):
-                if not stat.S_ISREG(mark.lstat().st_mode):  # never through a link or a FIFO
-                    mark.unlink()
-            opened = os.open(mark, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_NONBLOCK", 0), 0o600)
-            try:  # the file opened, not the name: a link put there since is not followed
-                os.utime(opened if os.utime in os.supports_fd else mark)
+    with contextlib.suppress(OSError, CacheFolderRefused):  # read-only: not pruned either
+        if check_folder(folder) and (fd := folders.open_mark(folder)) is not None:
+            try:
+                folders.touch_mark(fd, folder)
             finally:
-                os.close(opened)
+                os.close(fd)
 
 
 def stale_leftovers(folder: Path, older_than: dt.timedelta, now: dt.datetime, *,

@@ -29,16 +29,16 @@ from ..errors import CacheError, ConfigError
 from ..files import not_a_folder
 
 __all__ = ["MAKING", "USED_MARK", "CacheFolderRefused", "InUse", "check_cache_dir",
-           "check_folder", "checked_folders", "unheld"]
+           "check_folder", "checked_folders", "open_mark", "touch_mark", "unheld"]
 
 USED_MARK = ".last_used"  #: its modification time is the folder's last use (:class:`InUse`)
 # no fcntl (Windows): the mark is touched, never held; prune judges by its age alone
 _FCNTL: ModuleType | None = None
 with contextlib.suppress(ImportError):
     import fcntl as _FCNTL
-# seconds a load waits for a prune at work on its folder (it holds the mark exclusively while
-# it looks at the folder), as long as a lock's lease (store.db.LEASE), once per load: a
-# stopped prune holds it longer, and the load goes on unheld, retaking it without waiting
+# seconds a load waits, once, for a prune at work on its folder (it holds the mark
+# exclusively), a lease (store.db.LEASE): a stopped prune holds it longer, and the load goes
+# on unheld, retaking it without waiting
 _PRUNE_WAIT = 20.0
 _POLL = 0.05
 _MARK_FLAGS = (getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -60,11 +60,10 @@ class CacheFolderRefused(CacheError, ConfigError):
 
 
 def _make(path: Path, first: str, *, again: bool = True) -> None:
-    """Make the folder ``path`` with an empty file ``first`` in it, at once: made under a
-    temporary name beside it, then renamed (a folder already there, made meanwhile, stays;
-    the temporary one removed meanwhile is made ``again``, once)."""
-    # of the name its start only: one near the longest a folder may have (a base_url with a
-    # long path) would be too long with the 17 characters the temporary name adds
+    """Make the folder ``path`` with an empty file ``first`` in it under a temporary name,
+    then rename it (a folder made there meanwhile stays)."""
+    # the name's start only: a name near the longest allowed (a base_url with a long path)
+    # would be too long with the 17 characters the temporary name adds
     try:
         made = Path(tempfile.mkdtemp(prefix=f"{MAKING}{path.name[:_SHOWN]}-",
                                      dir=path.parent))  # 0700
@@ -89,9 +88,8 @@ def _make(path: Path, first: str, *, again: bool = True) -> None:
 
 def _checked(path: Path, what: str, *, create: bool, follow: bool,
              first: str | None = None) -> bool:
-    """A folder of this user that others cannot write to (made 0700 when ``create``, with an
-    empty file ``first`` in it when given: :func:`_make`); whether it exists. ``follow``:
-    ``path`` may be a link (the cache dir on another disk)."""
+    """Whether ``path`` exists, refused unless a folder of this user others cannot write to;
+    ``follow``: it may be a link (the cache dir on another disk)."""
     try:
         info = path.stat() if follow else path.lstat()
     except (FileNotFoundError, NotADirectoryError):
@@ -141,11 +139,10 @@ def checked_folders(root: Path, path: Path, *, write: bool) -> bool:
         path.parent, "the cache folder", create=write, follow=False, first=path.name)
 
 
-def _open_mark(folder: Path) -> int | None:
-    """The use mark of ``folder`` opened (made when missing, never through a link or a
-    FIFO: such an entry is removed); read-only when it cannot be written (a mark made
-    0400 in a folder a prune may still empty: flock needs no write access); None when the
-    folder is missing or read-only and has no mark."""
+def open_mark(folder: Path) -> int | None:
+    """The use mark of ``folder`` opened, made when missing (a link or a FIFO there is
+    removed, never opened); read-only when it cannot be written (flock needs no write
+    access); None when the folder is missing or read-only without a mark."""
     if not folder.is_dir() or folder.is_symlink():
         return None
     mark = folder / USED_MARK
@@ -173,7 +170,7 @@ class InUse:
     def __init__(self, root: Path, folder: Path) -> None:
         self.root, self.folder = root, folder
         self.holds = 0  #: holds not yet released (:meth:`hold` is re-entrant)
-        self.waits = 0  #: waits begun for a prune at work (at most one per object)
+        self._waited = False  # a prune at work is waited for once per object
         self._fds: list[int] = []  # the mark's descriptor while held (closed once: _close)
         self._closer: weakref.finalize | None = None
         self._touched = False
@@ -193,13 +190,14 @@ class InUse:
             self.holds += 1  # (no signal is raised between these two: no call in between)
             if counted is not None:
                 counted.append(1)
-            if self.holds == 1 and _usable(self.root, self.folder):
-                self._take(wait=True)
+            if self.holds == 1:
+                with contextlib.suppress(CacheError, OSError):
+                    if check_cache_dir(self.root, create=False) and check_folder(self.folder):
+                        self._take(wait=True)
 
     def release(self, counted: list[int] | None = None) -> None:
         """One hold less (none when ``counted`` is given and :meth:`hold` did not count);
-        the last lets the folder go, its mark touched (used until now): a prune may remove
-        it once it is old."""
+        the last lets the folder go, its mark touched (used until now)."""
         if counted is not None and not counted:
             return
         with self._lock:
@@ -207,15 +205,14 @@ class InUse:
             if self.holds == 0:
                 if self._fds:
                     with contextlib.suppress(OSError):
-                        _touch(self._fds[0], self.folder)
+                        touch_mark(self._fds[0], self.folder)
                 self._let_go()
 
     def retake(self) -> None:
         """While held, take the mark if it is not (a cold load's folder made now, a prune
-        at work on it when the load began), or again when the mark held is no longer the
-        folder's (a prune or a clear removed the folder as the load began or meanwhile: the
-        lock is on a removed file, and the folder made again would be unheld): never
-        waited for."""
+        at work on it when the load began), or again when the one held is no longer the
+        folder's (removed by a prune or a clear: the folder made again would be unheld);
+        never waited for."""
         if self.holds and self._lock.acquire(blocking=False):
             try:
                 if self._fds and _replaced(self._fds[0], self.folder):
@@ -233,50 +230,35 @@ class InUse:
     def _take(self, *, wait: bool) -> None:
         if self._fds or (_FCNTL is None and self._touched):
             return  # no lock to take (Windows): touched once, prune judges by age alone
-        if (fd := _open_mark(self.folder)) is None:
+        if (fd := open_mark(self.folder)) is None:
             return
         fds = [fd]
         try:  # (a Ctrl-C anywhere here closes the descriptor: no hold, no lock left behind)
             with contextlib.suppress(OSError):  # (a mark on a read-only mount: held all the same)
-                _touch(fd, self.folder)  # unheld too: a prune looks at the age again under .lock
+                touch_mark(fd, self.folder)  # (unheld too: a prune looks at its age again)
             self._touched = True
-            if self._shared(fd, wait=wait) and not _replaced(fd, self.folder):  # pruned meanwhile
+            if _FCNTL is None:
+                return
+            try:
+                _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
+            except BlockingIOError:  # a prune at work
+                if not wait or self._waited:
+                    return
+                self._waited = True
+                if not _shared(fd):
+                    return
+            if not _replaced(fd, self.folder):  # pruned meanwhile
                 self._closer = weakref.finalize(self, _close, fds)
                 self._fds = fds
-                return
         except OSError:
             pass
-        except BaseException:
-            _close(fds)
-            raise
-        _close(fds)
-
-    def _shared(self, fd: int, *, wait: bool) -> bool:
-        """Whether a shared ``flock`` on ``fd`` is taken; waited for (:func:`_shared`) only
-        when ``wait`` and this object never waited."""
-        if _FCNTL is None:
-            return False
-        try:
-            _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
-            return True
-        except BlockingIOError:
-            if not wait or self.waits:
-                return False
-        self.waits += 1
-        return _shared(fd)
-
-
-def _usable(root: Path, folder: Path) -> bool:
-    """Whether the cache dir ``root`` and ``folder`` in it exist and pass their checks."""
-    try:
-        return check_cache_dir(root, create=False) and check_folder(folder)
-    except (CacheError, OSError):
-        return False
+        finally:
+            if not self._fds:
+                _close(fds)
 
 
 def _replaced(fd: int, folder: Path) -> bool:
-    """Whether the mark open on ``fd`` is no longer ``folder``'s: removed (no link left) or
-    another file at its name now."""
+    """Whether the mark open on ``fd`` is no longer ``folder``'s (removed or replaced)."""
     try:
         held = os.fstat(fd)
         if held.st_nlink == 0:
@@ -287,7 +269,9 @@ def _replaced(fd: int, folder: Path) -> bool:
     return (now.st_ino, now.st_dev) != (held.st_ino, held.st_dev)
 
 
-def _touch(fd: int, folder: Path) -> None:
+def touch_mark(fd: int, folder: Path) -> None:
+    """Touch the use mark of ``folder`` open on ``fd`` (the file opened, never a link put
+    in its place since)."""
     os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK)
 
 
@@ -298,18 +282,17 @@ def _close(fds: list[int]) -> None:
 
 
 def _shared(fd: int) -> bool:
-    """Wait for a shared ``flock`` on ``fd``: False when a prune holds it for longer than
-    :data:`_PRUNE_WAIT` (a stopped one: never waited for without bound)."""
+    """Wait for the shared ``flock`` on ``fd`` a prune refused: False when it holds the
+    mark for longer than :data:`_PRUNE_WAIT` (a stopped prune: never waited for without
+    bound)."""
     assert _FCNTL is not None
     deadline = time.monotonic() + _PRUNE_WAIT
-    while True:
-        try:
+    while time.monotonic() < deadline:
+        time.sleep(_POLL)
+        with contextlib.suppress(BlockingIOError):
             _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
             return True
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(_POLL)
+    return False
 
 
 @contextlib.contextmanager
