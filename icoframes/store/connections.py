@@ -1,11 +1,10 @@
 """The SQLite connections this process keeps open, bounded (each use reported by ``db``).
 
-A connected cache folder holds several files open (a database, its log and log index, and the
-ledger's three). Kept until the process exits, a process that touches many cache dirs (a test
-suite, a notebook trying settings) would run out of file descriptors, or past the 1,024 that
-``select()`` takes, holding removed files (and their disk space) too. So past :data:`KEPT_OPEN`
-databases, the least recently used one that no thread is using is closed: its next use opens it
-again. What a forked child inherits is its parent's, never closed by the child.
+Each connected database holds three files open. Kept until the process exits, a process that
+touches many cache dirs (a test suite, a notebook) would run out of file descriptors (or past
+the 1,024 ``select()`` takes), holding removed files too. So past :data:`KEPT_OPEN`, the least
+recently used one no thread is using is closed: its next use opens it again. What a forked
+child inherits is its parent's, never closed by the child.
 """
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ from typing import Any, Protocol
 from ..config import AT_RESET
 from ..errors import CacheError
 
-__all__ = ["KEPT_OPEN", "Connected", "check_open_files", "close_idle", "close_open", "closed",
-           "used"]
+__all__ = ["KEPT_OPEN", "Connected", "check_open_files", "close_idle", "closed", "used"]
 
 #: Databases kept connected at most, but for those in use: a load uses two (its service
 #: folder's and the ledger), a few more spare reopening when loads of several take turns.
@@ -39,81 +37,66 @@ class Connected(Protocol):
     def close(self) -> None: ...
 
 
-class _Open:
-    """The process's open databases, by id, the least recently used first."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.recent: OrderedDict[int, Connected] = OrderedDict()
-        self.inherited: list[Connected] = []  # a forked child's copies of its parent's: kept
-
-    def forked(self) -> None:
-        self.lock = threading.Lock()  # (another thread of the parent may have held it)
-        self.inherited.extend(self.recent.values())
-        self.recent.clear()
+_lock = threading.Lock()
+_recent: OrderedDict[int, Connected] = OrderedDict()  # by id, the least recently used first
+_inherited: list[Connected] = []  # a forked child's copies of its parent's: never closed
 
 
-_open = _Open()
+def _forked() -> None:
+    global _lock
+    _lock = threading.Lock()  # (another thread of the parent may have held it)
+    _inherited.extend(_recent.values())
+    _recent.clear()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_open.forked)
+    os.register_at_fork(after_in_child=_forked)
 
 
 def used(db: Connected) -> None:
     """``db``'s connection is open and used now; the least recently used idle ones past
     :data:`KEPT_OPEN` are closed (never ``db``, nor one a thread is using)."""
-    with _open.lock:
-        _open.recent[id(db)] = db
-        _open.recent.move_to_end(id(db))
-        extra = list(_open.recent.values())[:-KEPT_OPEN] if len(_open.recent) > KEPT_OPEN else []
+    with _lock:
+        _recent[id(db)] = db
+        _recent.move_to_end(id(db))
+        extra = list(_recent.values())[:-KEPT_OPEN] if len(_recent) > KEPT_OPEN else []
     for old in extra:  # (outside the lock: closing calls closed())
         if old is not db:
-            _close_if_idle(old)
+            _close(old)
 
 
 def closed(db: Connected) -> None:
     """``db``'s connection was closed."""
-    with _open.lock:
-        _open.recent.pop(id(db), None)
+    with _lock:
+        _recent.pop(id(db), None)
 
 
-def close_idle(under: Path | None = None) -> None:
-    """Close the connections no thread is using (to databases under the folder ``under``)."""
-    with _open.lock:
-        found = list(_open.recent.values())
+def close_idle(under: Path | None = None, *, wait: bool = False) -> None:
+    """Close the connections no thread is using (to databases under the folder ``under``);
+    with ``wait``, every one, each once its use ends."""
+    with _lock:
+        found = [db for db in _recent.values() if under is None or db.path.is_relative_to(under)]
     for db in found:
-        if under is None or db.path.is_relative_to(under):
-            _close_if_idle(db)
+        _close(db, wait=wait)
 
 
 # a suite's next test (a notebook's next cache dir) opens others: these would wait idle
 AT_RESET.append(close_idle)
 
 
-def close_open(under: Path) -> None:
-    """Close the connections to databases under the folder ``under`` (waiting for their use)."""
-    with _open.lock:
-        found = [db for db in _open.recent.values() if db.path.is_relative_to(under)]
-    for db in found:
-        with db._lock:
-            db.close()
-
-
-def _close_if_idle(db: Connected) -> None:
-    if not db._lock.acquire(blocking=False):
+def _close(db: Connected, *, wait: bool = False) -> None:
+    if not db._lock.acquire(blocking=wait):
         return  # used by another thread: closed once it is idle and others open
     try:
-        if not db._began:  # (the lock is reentrant: this thread may be in its transaction)
+        if wait or not db._began:  # (the lock is reentrant: this thread may be in its transaction)
             db.close()
     finally:
         db._lock.release()
 
 
 def check_open_files(path: Path, exc: BaseException) -> None:
-    """Raise the CacheError of ``path`` not opened as too many files are open (the errno
-    of ``exc``; for SQLite's "cannot open", which says no more, found by opening as many
-    files as a database holds now: SQLite let go of those it had opened)."""
+    """Raise the CacheError of ``path`` not opened as too many files are open (SQLite's
+    "cannot open" says no more: found by opening as many files as a database holds)."""
     number = exc.errno if isinstance(exc, OSError) else None
     if getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN":
         probes: list[int] = []

@@ -37,11 +37,11 @@ LEASE = 20.0
 BUSY_SECONDS = LEASE
 #: How long :meth:`Database.sync` waits for the write lock: a read never waits a lease for it.
 SYNC_SECONDS = 1.0
-#: ``id`` among a list of ids passed as one JSON parameter (``json.dumps``), however many
+#: ``id`` among a list of ids passed as one JSON parameter (``json.dumps``)
 IDS_IN = "id IN (SELECT value FROM json_each(?))"
 #: SQLite's files beside a database (its name and this): its log, the log's index, its journal.
 SIDE_FILES = ("-wal", "-shm", "-journal")
-#: A file set aside (:func:`_set_aside`) keeps its name with this after it (pruned by it).
+#: A file set aside keeps its name with this after it.
 SET_ASIDE = ".corrupt"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 # the file and its side files as an unreadable one is named, and what to do then
@@ -65,7 +65,7 @@ def from_ms(value: int | None) -> dt.datetime | None:
 
 
 def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheError:
-    """A full disk, said once for the whole cache: where, what was not kept, what to do."""
+    """A full disk: where, what was not kept, what to do."""
     return CacheError(f"the disk holding the cache {folder} is full: {lost}. What was kept "
                       "before is whole; free some space and call again to go on.")
 
@@ -85,10 +85,10 @@ class InDatabase:
     SCHEMA: ClassVar[str]
     root: Path
     path: Path
-    _opened: tuple[int, Database] | None = None  # (pid, the database it checked)
+    _opened: tuple[int, Database] | None = None  # (pid, the database): folders checked once
 
     def database(self, *, write: bool = True) -> Database | None:
-        """The database (:func:`open_database`): None when there is none and ``write`` is false."""
+        """The database (:func:`open_database`)."""
         if self._opened is not None and self._opened[0] == os.getpid():
             return self._opened[1]
         if (db := open_database(self.root, self.path, self.SCHEMA, write=write)) is not None:
@@ -96,17 +96,16 @@ class InDatabase:
         return db
 
     def _rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
-        """The rows of one statement (none when there is no database and ``write`` is false)."""
         db = self.database(write=write)
         return [] if db is None else db.rows(sql, *args, write=write)
 
     def write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        """A write transaction (:meth:`Database.write`; the database made when missing)."""
+        """A write transaction (:meth:`Database.write`)."""
         return self.database().write()  # type: ignore[union-attr]
 
 
 def _set_aside(path: Path, why: str) -> None:
-    """Rename ``path`` (a file, a link or a FIFO: never opened) to ``*.corrupt``, and say so."""
+    """Rename ``path`` (never opened: it may be a link or a FIFO) to ``*.corrupt``."""
     try:
         os.replace(path, path.with_name(path.name + SET_ASIDE))
     except FileNotFoundError:
@@ -120,6 +119,11 @@ def _set_aside(path: Path, why: str) -> None:
 
 def _error(exc: BaseException, *names: str) -> bool:
     return getattr(exc, "sqlite_errorname", "").startswith(names)
+
+
+def _sqlite(uri: str, timeout: float) -> sqlite3.Connection:
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
+                           timeout=timeout)
 
 
 def _full(exc: BaseException, folder: Path) -> bool:
@@ -140,14 +144,15 @@ class Database:
     @classmethod
     def at(cls, path: Path, schema: str) -> Database:
         """The process's database object for ``path`` (one connection: :mod:`.connections`)."""
-        key = (os.getpid(), str(path))  # a forked child opens its own
-        with cls._open_lock:
-            if (db := cls._open.get(key)) is None:
+        with cls._open_lock:  # (a forked child opens its own)
+            if (db := cls._open.get(key := (os.getpid(), str(path)))) is None:
                 db = cls._open[key] = cls(path, schema)
             return db
 
-    #: Close this process's connections to databases under a folder (being removed).
-    close_under = staticmethod(connections.close_open)
+    @staticmethod
+    def close_under(folder: Path) -> None:
+        """Close this process's connections to databases under ``folder`` (being removed)."""
+        connections.close_idle(folder, wait=True)
 
     def __init__(self, path: Path, schema: str) -> None:
         self.path = Path(path)  # <cache dir>/<folder>/<file>
@@ -166,8 +171,8 @@ class Database:
         return None
 
     def _connect(self, *, write: bool) -> sqlite3.Connection | None:
-        """The connection, (re)opened when the file was replaced or removed (checked at each
-        use; the folders at each opening); None: no file, none to make. No database: set aside."""
+        """The connection, opened again when the file was replaced or removed (the folders
+        checked at each opening); None: no file, none to make."""
         if self._conn is not None and self._identify() == self._identity and not (
                 write and self.read_only) and not self._fixed:
             connections.used(self)
@@ -181,8 +186,7 @@ class Database:
                     if not stat.S_ISREG(mode := os.lstat(f"{self.path}{suffix}").st_mode):
                         _set_aside(Path(f"{self.path}{suffix}"), "a symbolic link"
                                    if stat.S_ISLNK(mode) else "not a plain file")
-            for suffix in _UNREADABLE:  # one this process may not read is named, by access(2):
-                # closing a descriptor of a file would drop SQLite's locks
+            for suffix in _UNREADABLE:  # by access(2): closing a descriptor would drop locks
                 if not os.path.lexists(name := f"{self.path}{suffix}"):
                     if not (suffix or write):
                         return None
@@ -218,10 +222,9 @@ class Database:
                           f"write access to it{_UNREADABLE[suffix][1]}")
 
     def _open_writable(self, uri: str) -> sqlite3.Connection:
-        """WAL mode and the schema, waiting (up to :data:`BUSY_SECONDS`) for another process
-        doing the same (SQLite answers a concurrent switch to WAL with SQLITE_BUSY at once)."""
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
-                               timeout=BUSY_SECONDS)
+        # WAL mode and the schema, waiting for another process doing the same (SQLite
+        # answers a concurrent switch to WAL with SQLITE_BUSY at once, not after busy_timeout)
+        conn = _sqlite(uri, BUSY_SECONDS)
         deadline, pause = time.monotonic() + BUSY_SECONDS, 0.002
         try:
             while True:
@@ -262,8 +265,7 @@ class Database:
                                      "cache info` there folds the log into the file)")
             conn: sqlite3.Connection | None = None
             try:
-                conn = sqlite3.connect(uri + extra, uri=True, isolation_level=None,
-                                       check_same_thread=False, timeout=BUSY_SECONDS)
+                conn = _sqlite(uri + extra, BUSY_SECONDS)
                 tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             except sqlite3.DatabaseError as exc:
                 if conn is not None:  # closed now: the garbage collector would keep it open
@@ -280,7 +282,7 @@ class Database:
         raise cleared_or("the cache database", self.path, "cannot be opened, not even to read")
 
     def rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
-        """The rows of one statement (none while no file exists), committed by SQLite itself."""
+        """The rows of one statement, its own transaction (none while no file exists)."""
         with self._lock, self._errors():
             conn = self._healed(self._writable() if write else self._connect(write=False))
             return [] if conn is None else conn.execute(sql, args).fetchall()
@@ -308,7 +310,6 @@ class Database:
             yield from self._transaction(self._writable(), "BEGIN IMMEDIATE")
 
     def _transaction(self, conn: sqlite3.Connection, begin: str) -> Iterator[sqlite3.Connection]:
-        """``conn`` in a transaction begun inside the ``try``, rolled back on any exception."""
         outer = self._began
         self._healed(conn)
         try:
@@ -322,8 +323,7 @@ class Database:
         self._began = outer
         conn.execute("COMMIT")
 
-    def _healed(self, conn: Any) -> Any:
-        """``conn`` out of a transaction an interrupted call left (none of ours is open)."""
+    def _healed(self, conn: Any) -> Any:  # out of a transaction an interrupted call left
         if conn is not None and conn.in_transaction and not self._began:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
@@ -337,20 +337,18 @@ class Database:
         return conn
 
     def sync(self) -> bool:
-        """Make every commit durable (others' too): a version written down elsewhere (the
-        tables' state) must not outlive its commit at a power cut. A commit under
-        ``synchronous=FULL`` (of ``user_version``, on a connection of its own: this one may be
-        in a read) waiting :data:`SYNC_SECONDS` at most for the write lock (False: another
-        process held it); only the plain file opened is written (SQLite follows links)."""
+        """Make every commit durable (others' too), as a version written down elsewhere (the
+        tables' state) must not outlive its commit at a power cut: a commit under
+        ``synchronous=FULL`` on a connection of its own; False when another process held the
+        write lock :data:`SYNC_SECONDS`. Only the plain file opened is written."""
         if self.read_only or (ident := self._identify()) is None:
             return True
         refused = CacheError(f"the cache database {self.path} cannot be synced: it was replaced")
         if not stat.S_ISREG(os.lstat(self.path).st_mode) or self._identity not in (None, ident):
             raise refused
         try:
-            with contextlib.closing(sqlite3.connect(
-                    f"file:{quote(str(self.path))}?mode=rw&nofollow=1", uri=True,
-                    isolation_level=None, timeout=SYNC_SECONDS)) as conn:
+            with contextlib.closing(_sqlite(f"file:{quote(str(self.path))}?mode=rw&nofollow=1",
+                                            SYNC_SECONDS)) as conn:
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.execute("BEGIN IMMEDIATE")
                 if conn.execute("PRAGMA database_list").fetchone()[2] != os.path.join(
@@ -373,7 +371,6 @@ class Database:
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
-        """SQLite's errors as what they mean here."""
         try:
             yield
         except sqlite3.DatabaseError as exc:
