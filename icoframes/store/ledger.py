@@ -25,29 +25,25 @@ __all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "PROBES_UNANSWERED", "LedgerState", "
 
 LEDGER_FOLDER: Final = "quota"
 LEDGER_NAME: Final = "ledger.sqlite3"
-#: The ledger's own settings, run after :class:`~.db.Database`'s (made for the raw cache,
-#: checkpointed every 4 MiB): a booking commits one page, and ``synchronous=NORMAL`` syncs
-#: the log only at a checkpoint, so a power cut may take back the bookings since the last
-#: one: at most 256 here, for three fdatasync calls per 256 bookings. ``synchronous=FULL``
-#: would lose none but sync at every booking, on the worker before each request.
+#: The ledger's own settings, run after :class:`~.db.Database`'s: a booking commits one
+#: page, and ``synchronous=NORMAL`` syncs the log only at a checkpoint, so a power cut may
+#: take back at most 256 bookings, for three fdatasync calls per 256 (``FULL`` would sync at
+#: every booking, on the worker before each request).
 _SCHEMA = f"""PRAGMA wal_autocheckpoint=256; PRAGMA journal_size_limit={1 << 20};
 CREATE TABLE IF NOT EXISTS ledgers (
     key TEXT PRIMARY KEY, day TEXT NOT NULL, sent INTEGER NOT NULL,
     refused_at INTEGER, refused_after INTEGER);
 """
 #: The one conditional statement booking a request (?1 key, ?2 day, ?3 cap): a new day
-#: starts at 0; the day never goes back; a key's first request is booked only under a cap
-#: above 0; nothing is booked at the cap.
+#: starts at 0, the day never goes back, nothing is booked at the cap (nor under a cap of 0).
 _BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
          "ON CONFLICT (key) DO UPDATE SET "
          "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
          "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
-#: A key's row, as :meth:`QuotaLedger.state` and a booking read it.
 _ROW = "SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?"
 #: Probes of one call that may get no answer (a connection cut, a proxy's HTML 503) before
-#: the call stops, each waited for alone: one such failure is a blip of a service back at
-#: work, retried as any. One that timed out ends the call at once: a hanging service costs
-#: one ``timeout`` of waiting, not one per probe.
+#: the call stops: one such failure is a blip, retried as any. One that timed out ends the
+#: call at once: a hanging service costs one ``timeout`` of waiting, not one per probe.
 PROBES_UNANSWERED: Final = 3
 #: What :meth:`QuotaLedger.settle` hears of a request that was sent and tells nothing of the
 #: allowance: no answer, its deadline passed, or an ask to wait (HTTP 429 or 503 with a
@@ -108,15 +104,13 @@ class QuotaLedger(InDatabase):
                 + did_you_mean_number(limit, low=0, high=INT64_MAX))
         self.limit = number  # 0: nothing is sent
         self.reset = reset
-        # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
-        # (refused: this call's 485), "unanswered" (no answer: it timed out, or the
-        # PROBES_UNANSWERED-th without one; the refusal stays), counting those without one
+        # this call's probe: None (none yet), "open" (awaiting its answer), "done" (refused:
+        # this call's 485), "unanswered" (timed out, or the PROBES_UNANSWERED-th without one)
         self._probe: str | None = None
         self._unanswered = 0
-        # per thread (the client books and settles each request on one thread): whether its
-        # request is the probe, booked with a refusal on record. Only the probe's answer
-        # tells whether the allowance is back: a request booked before the refusal and
-        # answered after it (another worker's, in flight) neither clears it nor ends the wait
+        # per thread (each request is booked and settled on one): whether it is the probe.
+        # Only the probe's answer tells whether the allowance is back: another worker's
+        # request in flight, booked before the refusal, neither clears it nor ends the wait
         self._booked = threading.local()
         self._unrecorded: tuple[int, CacheError] | None = None  # a 485 it could not record
         self._cond = threading.Condition()
@@ -130,25 +124,20 @@ class QuotaLedger(InDatabase):
     def day(self, now: dt.datetime | None = None) -> str:
         """The day counted at ``now`` (ISO): the UTC day, or the one begun at :attr:`reset`.
 
-        Only this date is stored with the count, not the setting it was counted under: a
-        ``reset`` set or moved during a day moves what that date covers (the count carries
-        requests of the day before over, or starts again with some of today's left out, until
-        the next reset: docs/guide/quota.md); telling them apart would need each booking's
-        time in the ledger.
+        Only this date is stored with the count: a ``reset`` set or moved during a day moves
+        what that date covers until the next reset (docs/guide/quota.md).
         """
         now = utcnow() if now is None else now
         if self.reset is not None:
             now -= dt.timedelta(hours=self.reset.hour, minutes=self.reset.minute)
         return now.date().isoformat()
 
-    def next_reset(self, now: dt.datetime | None = None) -> dt.datetime:
-        """When the day counted at ``now`` ends (UTC): the next count starts then."""
-        return self._ends(self.day(now))
-
-    def _ends(self, day: str) -> dt.datetime:
-        """When the counted ``day`` (ISO) ends (UTC)."""
-        return dt.datetime.combine(dt.date.fromisoformat(day), self.reset or dt.time(0),
-                                   tzinfo=dt.UTC) + dt.timedelta(days=1)
+    def next_reset(self, now: dt.datetime | None = None, *, day: str | None = None,
+                   ) -> dt.datetime:
+        """When the day counted at ``now`` (or the counted ``day``, ISO) ends (UTC): the next
+        count starts then."""
+        return dt.datetime.combine(dt.date.fromisoformat(day or self.day(now)),
+                                   self.reset or dt.time(0), tzinfo=dt.UTC) + dt.timedelta(days=1)
 
     # -- booking -------------------------------------------------------------------------
 
@@ -156,9 +145,8 @@ class QuotaLedger(InDatabase):
         """Book one request before it is sent; :class:`QuotaExceeded` when it may not go."""
         with self._cond:
             # the first request after a refusal goes alone: the others wait for its answer,
-            # however long it takes (the client settles every request it books, by its
-            # deadline: ``timeout``, up to a day), since a wait that gave up first could only
-            # refuse, and stop the load as the service's 485 however the probe is answered
+            # however long (every request booked is settled by its deadline): a wait that gave
+            # up first could only refuse, however the probe is answered
             while self._probe == "open":
                 self._cond.wait()
             if self._unrecorded is not None:  # this call was refused: it sends nothing more
@@ -169,25 +157,23 @@ class QuotaLedger(InDatabase):
         now = utcnow()
         today = self.day(now)
         # no refusal on record (the usual case): the one conditional statement alone, its
-        # own transaction; else it books nothing and the refusal is read with the count
-        # the day the request counts on is the one stored, a later one than the clock's when
-        # the clock was stepped back: a hand-back (settle) goes to that day
+        # own transaction. The day booked on is the one stored (a later one than the clock's
+        # when the clock was stepped back): a hand-back (settle) goes to that day
         if on_day := self._rows(_BOOK + " AND refused_at IS NULL RETURNING day", self.key,
                                  today, self.limit, write=True):
             self._booked.refused, self._booked.day = False, on_day[0][0]
             return
         with self.write() as conn:
-            row = conn.execute(_ROW, (self.key,)).fetchone()
-            day, sent, at, after = row or (today, 0, None, None)
-            refused = at is not None
-            # a known reset time: nothing, not even a probe, before it (after it, a probe:
-            # a reset time set wrong costs that one request, not a wave of max_workers)
-            if at is not None and self.reset is not None and at >= ms(
-                    self.next_reset(now) - dt.timedelta(days=1)):
-                raise self._service_refused(at, after, endpoint, now)
-            if at is not None and self._probe is not None:
-                raise self._service_refused(at, after, endpoint,
-                                            unanswered=self._probe == "unanswered")
+            day, sent, at, after = conn.execute(_ROW, (self.key,)).fetchone() or (
+                today, 0, None, None)
+            if refused := at is not None:
+                # a known reset time: nothing, not even a probe, before it (after it, a probe:
+                # a reset time set wrong costs that one request, not a wave of max_workers)
+                if self.reset is not None and at >= ms(self.next_reset(now) - dt.timedelta(1)):
+                    raise self._service_refused(at, after, endpoint, now)
+                if self._probe is not None:
+                    raise self._service_refused(at, after, endpoint,
+                                                unanswered=self._probe == "unanswered")
             booked = conn.execute(_BOOK + " RETURNING day",
                                   (self.key, today, self.limit)).fetchone()
         if booked is None:
@@ -226,16 +212,15 @@ class QuotaLedger(InDatabase):
             f"{count}{until}", code=485, endpoint=endpoint or None)
 
     def settle(self, outcome: str | int | None) -> None:
-        """What became of a booked request (of any endpoint: each counts alike), told on the
-        thread that booked it (:meth:`take`), after it: ``"not_sent"`` (it never left: handed
-        back to the day it was booked on; a probe so lets the next request probe),
-        ``"no_answer"``, ``"timed_out"`` or ``"asked_wait"`` (sent, so it counts; a probe so
-        learnt nothing: the next request probes again, unless it timed out or was the
-        :data:`PROBES_UNANSWERED`-th without an answer, which ends the call's requests), or the
-        service's error code (None for none): a 485 is recorded as its refusal, any other
-        answer to the probe clears it (the allowance is back; a request booked before the
-        refusal tells nothing of it). A 485 it cannot record still ends this call's requests:
-        its :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
+        """What became of a request booked on this thread (:meth:`take`).
+
+        ``"not_sent"``: handed back to the day it was booked on (a probe so lets the next
+        request probe). ``"no_answer"``, ``"timed_out"``, ``"asked_wait"``: it counts, and a
+        probe learnt nothing: the next request probes again, unless it timed out or was the
+        :data:`PROBES_UNANSWERED`-th without an answer (the call sends nothing more). Else the
+        service's error code (None for none): a 485 is recorded as its refusal (if it cannot
+        be, its :class:`~icoframes.errors.CacheError` is raised once the waiting ones are
+        woken, and the call still stops); any other answer to the probe clears it."""
         probe, self._booked.refused = getattr(self._booked, "refused", False), False
         if outcome == 485:
             self._refused_now()
@@ -251,15 +236,14 @@ class QuotaLedger(InDatabase):
                            "WHERE key = ?", self.key, write=True)
         finally:
             if probe:  # (another request's answer tells nothing of the probe's: no wake-up)
-                with self._cond:  # the probe answered (go on), or not, or never left (the
-                    if self._probe == "open":  # next one probes), or no more probes (stop)
+                with self._cond:
+                    if self._probe == "open":
                         self._unanswered += outcome in ("no_answer", "timed_out")
                         self._probe = ("unanswered" if outcome == "timed_out"
                                        or self._unanswered >= PROBES_UNANSWERED else None)
                     self._cond.notify_all()
 
     def _refused_now(self) -> None:
-        """Record a 485, which ends this call's requests and its probing."""
         # under take()'s lock: no request of this call may see the refusal before it is known
         # as this call's own, and go as its probe after the 485
         with self._cond:
@@ -283,7 +267,7 @@ class QuotaLedger(InDatabase):
             day, sent = today, 0
         # (a later day than today: the clock went back; that day's count holds until it ends)
         return LedgerState(day, sent, self.limit, from_ms(refused_at), refused_after,
-                           reset=self.reset, day_ends=self._ends(day))
+                           reset=self.reset, day_ends=self.next_reset(day=day))
 
     def count(self) -> int:
         """How many keys have a ledger in this cache dir."""
