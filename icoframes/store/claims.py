@@ -23,14 +23,13 @@ from .db import IDS_IN, LEASE, Database
 __all__ = ["LEASE", "Claims"]
 
 _HOST = socket.gethostname()
-#: The tokens of this process's crawls not closed yet. A claim of this process under any
-#: other token was left by a crawl that ended without deleting it (a full disk refused the
-#: release): it lapses at once, as a dead process's does, so no later call waits out its lease.
+#: The tokens of this process's crawls not closed yet. A claim of this process under another
+#: token was left by a crawl that ended without deleting it (a full disk refused the
+#: release): it lapses at once, as a dead process's does.
 _OPEN: set[str] = set()
 
 
 def _alive(pid: int, host: str) -> bool:
-    """Whether the process ``pid`` on ``host`` may still run (unknowable elsewhere: yes)."""
     if host != _HOST or os.name != "posix":
         return True  # only the lease tells (os.kill(pid, 0) would signal on Windows)
     try:
@@ -42,11 +41,10 @@ def _alive(pid: int, host: str) -> bool:
     return True
 
 
-#: The start of every token this process makes (new in a forked child; a spawned one imports
-#: it anew), then a count: a claim of this pid and host under a token without it is another
-#: process's (two containers of one hostname, each Python as PID 1 of its own PID namespace,
-#: sharing a cache dir), live until its lease ends: else the two loads would fetch every
-#: profile twice. Nothing is kept per crawl, so a long-lived process does not grow with its loads.
+#: The start of every token this process makes (new in a forked child), then a count: a
+#: claim of this pid and host under a token without it is another process's (two containers
+#: of one hostname, each Python as PID 1 of its own PID namespace, sharing a cache dir), live
+#: until its lease ends. Nothing is kept per crawl: a long-lived process does not grow.
 _PREFIX = uuid.uuid4().hex[:8]
 _COUNT = itertools.count()
 
@@ -129,8 +127,8 @@ class Claims:
         return mine, [i for i in wanted if i in taken], [i for i in wanted if i in arrived]
 
     def renew(self, *, every: float | None = None) -> None:
-        """Extend the lease of every claim held; with ``every``, only if the last renewal
-        is older than that (seconds). A claim another crawl took after it lapsed stays its."""
+        """Extend the lease of every claim held (with ``every``, only if the last renewal is
+        older than that, in seconds); one another crawl took after it lapsed stays its."""
         now = time.time()
         if not self._held or self._closed or (every is not None and now - self._renewed < every):
             return

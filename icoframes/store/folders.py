@@ -1,12 +1,10 @@
 """The folders of the cache dir: checked before any use, and made whole.
 
 The cache dir and each folder in it (a service's, ``quota/``) must be this user's, and no
-one else may write to them: another could plant data a load would then read
-(:func:`check_cache_dir`, :func:`check_folder`; refused with :class:`CacheFolderRefused`,
-the same words for a load and for housekeeping). A folder in the cache dir is made under a
-temporary name (:data:`MAKING`) with its first file in it, then renamed to its own name:
-housekeeping never sees a service folder that a load has made but not yet written to (it
-took such a folder for one that is not the cache's).
+one else may write to them: another could plant data a load would then read (refused with
+:class:`CacheFolderRefused`, the same words for a load and for housekeeping). A folder is
+made under a temporary name (:data:`MAKING`) with its first file in it, then renamed:
+housekeeping never sees a service folder a load made but has not written to yet.
 """
 
 from __future__ import annotations
@@ -44,14 +42,12 @@ _POLL = 0.05
 _MARK_FLAGS = (getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0))
 
-#: A folder of the cache dir being made is named so (and more after it) until it holds its
-#: first file; one a kill left there is a leftover (pruned after an hour, never "not ours").
+#: The start of the name of a folder of the cache dir being made; one a kill left there is
+#: a leftover (pruned after an hour, never "not ours").
 MAKING = ".making-"
 # what rename(2) says when the name is taken meanwhile (another process made the folder,
-# or a link or a file is there): the folder found there is then checked as it is
+# or a link or a file is there): what is there is then checked as it is
 _TAKEN = frozenset({errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR})
-# how much of a folder's name its temporary name shows (which folder it will be)
-_SHOWN = 40
 
 
 class CacheFolderRefused(CacheError, ConfigError):
@@ -65,8 +61,7 @@ def _make(path: Path, first: str, *, again: bool = True) -> None:
     # the name's start only: a name near the longest allowed (a base_url with a long path)
     # would be too long with the 17 characters the temporary name adds
     try:
-        made = Path(tempfile.mkdtemp(prefix=f"{MAKING}{path.name[:_SHOWN]}-",
-                                     dir=path.parent))  # 0700
+        made = Path(tempfile.mkdtemp(prefix=f"{MAKING}{path.name[:40]}-", dir=path.parent))
     except OSError as exc:  # (a read-only cache dir) said of the folder: the temporary
         raise OSError(exc.errno, exc.strerror, str(path)) from None  # name is never seen
     try:
@@ -127,8 +122,8 @@ def check_cache_dir(root: Path, *, create: bool) -> bool:
 
 
 def check_folder(folder: Path) -> bool:
-    """Refuse a folder of the cache dir (a service's) another user could write to, or a link
-    or a file in its place; whether it exists. Never made."""
+    """Refuse a folder of the cache dir another user could write to, or a link or a file in
+    its place; whether it exists."""
     return _checked(folder, "the cache folder", create=False, follow=False)
 
 
@@ -162,26 +157,23 @@ def open_mark(folder: Path) -> int | None:
 
 class InUse:
     """A load's hold on its service folder ``folder`` of the cache dir ``root``: the use
-    mark touched and a shared ``flock`` on it while the load runs (:meth:`hold`, as many
-    :meth:`release`). A prune locks the mark exclusively without waiting (:func:`unheld`), so
-    a folder a live load holds is never pruned however old its files look: a load waits on
-    the network for longer than a short ``older_than`` without writing a file."""
+    mark touched and a shared ``flock`` on it while the load runs. A prune locks the mark
+    exclusively without waiting (:func:`unheld`), so a folder a live load holds is never
+    pruned however old its files look (a load may wait on the network for long)."""
 
     def __init__(self, root: Path, folder: Path) -> None:
         self.root, self.folder = root, folder
         self.holds = 0  #: holds not yet released (:meth:`hold` is re-entrant)
         self._waited = False  # a prune at work is waited for once per object
-        self._fds: list[int] = []  # the mark's descriptor while held (closed once: _close)
+        self._fds: list[int] = []  # the mark's descriptor while held
         self._closer: weakref.finalize | None = None
         self._touched = False
         self._lock = threading.Lock()  # the pool's threads use the database too
 
     def hold(self, counted: list[int] | None = None) -> None:
-        """One hold more: the first takes the mark once the folder exists and the cache dir
-        and the folder pass their checks (a refused one is left untouched, for the load to
-        refuse in its own order); a cold load's is taken at its first use after the make
-        (:meth:`retake`). A prune at work on the folder is waited for :data:`_PRUNE_WAIT`
-        at most, once: after that the load goes on unheld, retaking it without waiting.
+        """One hold more: the first takes the mark if the folder exists and passes its
+        checks (a refused one is left untouched, for the load to refuse in its own order; a
+        cold load's is taken after the make: :meth:`retake`).
 
         Counted before anything that can raise, and said so in ``counted`` (given to
         :meth:`release`): call both inside one ``try``/``finally``, so that a Ctrl-C
@@ -209,10 +201,9 @@ class InUse:
                 self._let_go()
 
     def retake(self) -> None:
-        """While held, take the mark if it is not (a cold load's folder made now, a prune
-        at work on it when the load began), or again when the one held is no longer the
-        folder's (removed by a prune or a clear: the folder made again would be unheld);
-        never waited for."""
+        """While held, take the mark if it is not (a cold load's folder made now, a prune at
+        work when the load began), or again when the one held was removed (a prune, a
+        clear); never waited for."""
         if self.holds and self._lock.acquire(blocking=False):
             try:
                 if self._fds and _replaced(self._fds[0], self.folder):
@@ -275,8 +266,7 @@ def touch_mark(fd: int, folder: Path) -> None:
     os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK)
 
 
-def _close(fds: list[int]) -> None:
-    """Close the descriptor in ``fds`` once (a hold's finalizer and its error path share it)."""
+def _close(fds: list[int]) -> None:  # once: a hold's finalizer and its error path share fds
     while fds:
         os.close(fds.pop())
 
@@ -297,10 +287,10 @@ def _shared(fd: int) -> bool:
 
 @contextlib.contextmanager
 def unheld(folder: Path) -> Iterator[bool]:
-    """Whether no load holds ``folder`` (:class:`InUse`), that answer kept for the block:
-    its use mark locked exclusively, never waited for. No mark (never made here: a prune
-    writes nothing a report would name): none holds it; a load that makes it now touches
-    it, and a prune looks at the folder's age again under its lock."""
+    """Whether no load holds ``folder`` (:class:`InUse`), kept for the block: its use mark
+    locked exclusively, never waited for. No mark (never made here: a prune writes nothing):
+    none holds it; a load that makes it now touches it, and a prune looks at the folder's
+    age again under its lock."""
     fd = None
     if _FCNTL is not None and folder.is_dir() and not folder.is_symlink():  # (no flock: age
         with contextlib.suppress(OSError):  # alone judges, and no mark is opened to leak)
