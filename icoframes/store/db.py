@@ -354,8 +354,7 @@ class Database:
                 if conn.execute("PRAGMA database_list").fetchone()[2] != os.path.join(
                         os.path.realpath(self.path.parent), self.path.name
                 ) or self._identify() != ident:  # swapped as it was opened: never written
-                    conn.execute("ROLLBACK")
-                    raise refused
+                    raise refused  # (closing the connection rolls its transaction back)
                 version = int(conn.execute("PRAGMA user_version").fetchone()[0])
                 conn.execute(f"PRAGMA user_version={version}")
                 conn.execute("COMMIT")
