@@ -230,9 +230,7 @@ class InUse:
             self._touched = True
             if _FCNTL is None:
                 return
-            try:
-                _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
-            except BlockingIOError:  # a prune at work
+            if not _locked(fd, _FCNTL.LOCK_SH):  # a prune at work
                 if not wait or self._waited:
                     return
                 self._waited = True
@@ -271,6 +269,16 @@ def _close(fds: list[int]) -> None:  # once: a hold's finalizer and its error pa
         os.close(fds.pop())
 
 
+def _locked(fd: int, how: int) -> bool:
+    """Whether the ``flock`` ``how`` on ``fd`` is taken now (never waited for)."""
+    assert _FCNTL is not None
+    try:
+        _FCNTL.flock(fd, how | _FCNTL.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
 def _shared(fd: int) -> bool:
     """Wait for the shared ``flock`` on ``fd`` a prune refused: False when it holds the
     mark for longer than :data:`_PRUNE_WAIT` (a stopped prune: never waited for without
@@ -279,8 +287,7 @@ def _shared(fd: int) -> bool:
     deadline = time.monotonic() + _PRUNE_WAIT
     while time.monotonic() < deadline:
         time.sleep(_POLL)
-        with contextlib.suppress(BlockingIOError):
-            _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
+        if _locked(fd, _FCNTL.LOCK_SH):
             return True
     return False
 
@@ -299,11 +306,6 @@ def unheld(folder: Path) -> Iterator[bool]:
         yield True
         return
     try:
-        try:
-            _FCNTL.flock(fd, _FCNTL.LOCK_EX | _FCNTL.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
+        yield _locked(fd, _FCNTL.LOCK_EX)
     finally:
         os.close(fd)
