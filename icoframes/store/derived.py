@@ -117,12 +117,10 @@ class DerivedTables:
     def settle(self) -> None:
         """Bring ``icos`` up to date with the store, as a load of profiles does before it
         plans: a stored copy that is no profile (its text does not decode, or it holds none
-        of its sections: a version before the response gate refused such answers kept it)
-        is set aside then (:meth:`~.cache.Cache.quarantine`), so that the load finds it
-        missing and fetches it again. Not when every table is to be rebuilt (a new parser):
-        the load's own reading does that once, sets such a copy aside and reports it missing
-        (the next load fetches it); nor where the cache cannot be written: the tables are
-        not kept there (they would be rebuilt twice)."""
+        of its sections) is set aside then (:meth:`~.cache.Cache.quarantine`), so that the
+        load fetches it again. Not when every table is to be rebuilt (a new parser: the
+        load's own reading sets such a copy aside), nor where the cache cannot be written
+        (the tables are not kept there: they would be rebuilt twice)."""
         if not os.access(self.cache.dir, os.W_OK) or not self.cache.path.exists():
             return
         with self.cache.snapshot() as snap:  # (no lock: a rebuild elsewhere is not waited
@@ -131,48 +129,40 @@ class DerivedTables:
         self._get(("icos",), lambda: None)
 
     def _get(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
-        """``read()`` once the tables ``names`` are up to date; whatever it takes. Tables
-        already up to date are read under the folder's lock shared with other readers; an
-        update or a rebuild holds it alone (readers never see one half done). A lock held
-        past a lease by a process at work (not stopped): waited for again, a lease at a
-        time (its update of a large cache may take longer; an answer tidied here would cost
-        more than the read). By a stopped process, or one not known: the tables ``names``
-        tidied in memory from one snapshot of the store, said; the LockHeld when that
-        cannot be."""
+        """``read()`` once the tables ``names`` are up to date. A lock held by a process at
+        work is waited for again, a lease at a time (its update of a large cache may take
+        longer; tidying here would cost more than the read). Held by a stopped process, or
+        one not known: the tables tidied in memory from one snapshot, not kept, said once
+        per load (a load reads the tables more than once)."""
         noted: set[int] = set()
         while True:
             try:
                 return self._get_locked(names, read)
             except LockHeld as held:
                 if not held.running or held.pid is None:
-                    answer = self._without_lock(names, held)
-                    return answer if len(names) > 1 else answer[names[0]]
+                    with self.cache.snapshot() as snap:
+                        _, tables, unreadable = self._tidy(snap, 0, names)
+                    if unreadable:  # a copy to set aside: that needs the lock
+                        raise
+                    if self._wait:
+                        warn(f"{held}. This answer was tidied from the stored profiles instead"
+                             " (not kept)", CacheWarning)
+                    self._wait = 0.0
+                    return _one(names, _described(tables))
                 if held.pid not in noted:  # said once per holder, however long it works
                     noted.add(held.pid)
                     _log.info("process %d holds the cache's lock %s and is running: this load "
                               "waits for it", held.pid, held.path)
                 self._wait = self._wait or LEASE  # (none after a stopped holder: it resumed)
 
-    def _without_lock(self, names: tuple[str, ...], held: LockHeld) -> Tables:
-        """The tables ``names`` tidied in memory beside a lock ``held`` by a stopped process
-        (or one not known), said once per load (it reads the tables more than once)."""
-        with self.cache.snapshot() as snap:
-            _, tables, unreadable = self._tidy(snap, 0, names)
-        if unreadable:  # a copy to set aside: that needs the lock
-            raise held
-        if self._wait:
-            warn(f"{held}. This answer was tidied from the stored profiles instead (not "
-                 "kept)", CacheWarning)
-        self._wait = 0.0
-        return _described(tables)
-
     def _get_locked(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
+        """Tables up to date are read under the folder's lock shared with other readers; an
+        update or a rebuild holds it alone (readers never see one half done)."""
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
-            tables = profiles.tidy([])
-            return tables if len(names) > 1 else tables[names[0]]
+            return _one(names, profiles.tidy([]))
         with self._locked(shared=True), self.cache.snapshot() as snap:
             versions = self._versions(snap, fix=False)
-            if versions is not None and not self._stale(snap, names, versions):
+            if versions is not None and min(versions.get(n, -1) for n in names) >= snap.version:
                 with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError):
                     return read()  # (else read again below, alone: said or rebuilt)
         with self._locked():
@@ -180,7 +170,7 @@ class DerivedTables:
             with self.cache.snapshot() as snap:
                 versions = self._versions(snap, fix=True)
                 if versions is not None:
-                    stale = self._stale(snap, names, versions)
+                    stale = [n for n in names if versions.get(n, -1) < snap.version]
                     if updated := not stale or self._update(snap, stale, versions):
                         try:
                             return read()
@@ -194,15 +184,13 @@ class DerivedTables:
             # have them rebuilt when next read: a load reads icos first, all at its end)
             known = [n for n in versions or {} if n not in names and n in _SCHEMAS
                      and updated is None]
-            tables = self._rebuild((*names, *known), versions or {})
-        return tables if len(names) > 1 else tables[names[0]]
+            return _one(names, self._rebuild((*names, *known), versions or {}))
 
     @contextlib.contextmanager
     def _locked(self, *, shared: bool = False) -> Iterator[None]:
-        """The folder's lock held (:func:`~icoframes.files.locked`). One this user may not
-        open in a folder it may write to (another user's file: a job run as another user
-        filled the cache) is a CacheError naming it and the fix, not a bare PermissionError
-        (``offline=True``, which the refusal to write such a cache suggests, takes this lock)."""
+        """The folder's lock held. One this user may not open in a folder it may write to
+        (another user's file) is a CacheError naming it and the fix (``offline=True``, which
+        the refusal to write such a cache suggests, takes this lock)."""
         with contextlib.ExitStack() as stack:
             try:
                 stack.enter_context(locked(self.cache.lock, shared=shared, wait=self._wait))
@@ -212,15 +200,14 @@ class DerivedTables:
                     owner = self.cache.lock.stat().st_uid
                     if hasattr(os, "geteuid") and owner != os.geteuid():  # (not on Windows)
                         whose = f" (another user's, uid {owner})"
-                raise CacheError(f"the cache's lock file {self.cache.lock}{whose} cannot be opened "
-                                 f"({exc.strerror}): give this user read and write access to "
-                                 "it, or use a cache_dir of this user's own") from exc
+                raise CacheError(f"the cache's lock file {self.cache.lock}{whose} cannot be "
+                                 f"opened ({exc.strerror}): give this user read and write "
+                                 "access to it, or use a cache_dir of this user's own") from exc
             yield
 
     def _versions(self, snap: Snapshot, *, fix: bool) -> dict[str, int] | None:
         """Per table, the change counter it is up to date with, when the state still holds
-        for ``snap`` (the same removals and parser, every entry a plain file; ``fix``:
-        others removed, said)."""
+        for ``snap`` (the same removals and parser, every entry a plain file)."""
         if not self._plain_files(fix=fix):  # first: a FIFO in place of the state never opened
             return None
         with contextlib.suppress(OSError, ValueError, TypeError):
@@ -231,11 +218,6 @@ class DerivedTables:
                     and state.get("fingerprint") == parser_fingerprint()):
                 return dict(versions)
         return None
-
-    @staticmethod
-    def _stale(snap: Snapshot, names: tuple[str, ...], versions: dict[str, int]) -> list[str]:
-        """Those of the tables ``names`` that lack a copy ``snap`` holds."""
-        return [n for n in names if versions.get(n, -1) < snap.version]
 
     def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]
                 ) -> bool | None:
@@ -248,11 +230,9 @@ class DerivedTables:
         changed, fresh, unreadable = self._tidy(snap, since, stale)
         if unreadable:
             return None  # the rebuild quarantines it: a removal
-        ids = pa.array(sorted(changed), pa.int64())
-        try:  # the files side by side; the state once all are
-            if self._write_tables(lambda name: self._write(name, fresh[name], ids), stale):
-                self._write_state({**versions, **dict.fromkeys(stale, snap.version)},
-                                  snap.removed)
+        try:
+            self._keep(fresh, pa.array(sorted(changed), pa.int64()), stale,
+                       {**versions, **dict.fromkeys(stale, snap.version)}, snap.removed)
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
         except OSError as exc:
@@ -261,10 +241,9 @@ class DerivedTables:
 
     def _tidy(self, snap: Snapshot, since: int, names: Collection[str]
               ) -> tuple[set[int], Tables, dict[int, tuple[str, int | None]]]:
-        """The ids of the copies newer than ``since`` (fetched or gone), those fetched
-        tidied into the tables ``names`` (the others left empty), and the ids of those
-        that do not read (left out), with why and the version that did not (None: a row
-        whose fields do not read)."""
+        """The ids of the copies newer than ``since``, those fetched tidied into the tables
+        ``names``, and the ids of those that do not read (left out), with why and the
+        version that did not (None: a row whose fields do not read)."""
         parts: list[Tables] = []
         changed: set[int] = set()
         unreadable: dict[int, tuple[str, int | None]] = {}
@@ -274,22 +253,23 @@ class DerivedTables:
         unreadable.update(dict.fromkeys(snap.found, (DAMAGED, None)))
         return changed, _concat(parts), unreadable
 
-    def _write_tables(self, write: Callable[[str], object], names: Collection[str]) -> bool:
-        """``write(name)`` for each table, and the database synced, side by side (the sync's
-        ``fdatasync`` calls wait as the files' do): :meth:`_write_state` comes after all, if
-        the sync was made (the versions it writes down must not outlive their commits). False:
-        another process held the write lock; the state is left, so the next read updates."""
+    def _keep(self, tables: Tables, ids: pa.Array | None, names: Collection[str],
+              versions: dict[str, int], removed: int | None) -> None:
+        """Write the tables ``names`` (:meth:`_write`) and sync the database side by side
+        (the sync's ``fdatasync`` calls wait as the files' do); then the state, ``versions``
+        with the removal mark ``removed``, if the sync was made: the versions it writes down
+        must not outlive their commits (not made: another process held the write lock, and
+        the next read updates). ``removed`` None: another removal came between, the state
+        goes and the next read rebuilds."""
         synced: list[bool] = []
         db = self.cache.database(write=False)
-        concurrently(lambda name: write(name) if name else synced.append(
+        concurrently(lambda name: self._write(name, tables[name], ids) if name else synced.append(
             db is None or db.sync()), [*names, ""])
-        return all(synced)
-
-    def _write_state(self, versions: dict[str, int], removed: int) -> None:
-        """The state: after :meth:`_write_tables` (the files and the commits it counts);
-        ``removed``: the removal mark the tables hold."""
-        state = {"versions": versions, "removed": removed, "fingerprint": parser_fingerprint()}
-        atomic_write_bytes(self._state_path, json.dumps(state).encode())
+        if removed is None:
+            self._state_path.unlink(missing_ok=True)
+        elif all(synced):
+            state = {"versions": versions, "removed": removed, "fingerprint": parser_fingerprint()}
+            atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
     def _plain_files(self, *, fix: bool) -> bool:
         """Every entry of the tables folder is a plain file: a link or a FIFO is never read
@@ -297,30 +277,27 @@ class DerivedTables:
         ``fix``: such an entry is removed, and said."""
         try:  # (the folder's own entry: a link is not a folder)
             folder = stat.S_ISDIR(self.dir.lstat().st_mode)
-            entries = [self.dir, *self.dir.iterdir()] if folder else [self.dir]
+            entries = [*self.dir.iterdir()] if folder else [self.dir]
         except OSError:
             return False  # no tables yet
-        plain = True
+        others = []
         for path in entries:
-            try:
-                mode = path.lstat().st_mode
-            except FileNotFoundError:  # a writer's temp file, listed, then renamed in (in a
-                continue  # read-only cache dir no lock keeps another user's writer out)
-            if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and path == self.dir):
-                continue
-            plain = False
-            if not fix:
-                break
+            # a writer's temp file may be listed, then renamed in (in a read-only cache dir
+            # no lock keeps another user's writer out)
+            with contextlib.suppress(FileNotFoundError):
+                if not stat.S_ISREG(path.lstat().st_mode):
+                    others.append(path)
+        for path in others if fix else []:
             warn(f"icoframes cache entry {path} is not a plain file or folder; it is removed "
                  "(never followed or opened) and the tables are rebuilt", CacheWarning)
             with contextlib.suppress(OSError):  # read-only: rebuilt in memory, not kept
                 path.unlink()
-        return plain
+        return not others
 
     def _rebuild(self, names: tuple[str, ...], versions: dict[str, int]) -> Tables:
-        """Tidy every stored copy again (in batches); write the tables ``names`` and their
-        state (the other tables are brought up to date when read: ``versions``, what the
-        state said of them, still holds unless a copy was set aside)."""
+        """Tidy every stored copy again; write the tables ``names`` and their state (the
+        others are brought up to date when read: ``versions``, what the state said of them,
+        still holds unless a copy was set aside)."""
         with self.cache.snapshot() as snap:
             _, tables, unreadable = self._tidy(snap, 0, names)
         removed: int | None = snap.removed
@@ -328,14 +305,11 @@ class DerivedTables:
             removed = self.cache.quarantine({i: v for i, (w, v) in unreadable.items()
                                              if w == why}, why, removed=removed)
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
-            try:
+            kept = versions if removed == snap.removed else {}  # (those not built here may
+            try:  # hold rows of the copies removed)
                 self.dir.mkdir(mode=0o700, exist_ok=True)
-                synced = self._write_tables(lambda name: self._write(name, tables[name]), names)
-                if removed is None:  # another removal came between: the next read rebuilds
-                    self._state_path.unlink(missing_ok=True)
-                elif synced:  # (the tables not built here may hold rows of the copies removed)
-                    kept = versions if removed == snap.removed else {}
-                    self._write_state({**kept, **dict.fromkeys(names, snap.version)}, removed)
+                self._keep(tables, None, names, {**kept, **dict.fromkeys(names, snap.version)},
+                           removed)
             except OSError as exc:
                 raise _full(exc, self.dir) from None
         return _described(tables)
@@ -350,6 +324,10 @@ class DerivedTables:
             kept = kept.filter(pc.invert(pc.is_in(kept.column(schema.names[0]), value_set=ids)))
             table = pa.concat_tables([kept.cast(schema), table])
         atomic_write_table(table, path)
+
+
+def _one(names: tuple[str, ...], tables: Tables) -> Any:
+    return tables if len(names) > 1 else tables[names[0]]
 
 
 def _described(tables: Tables) -> Tables:
