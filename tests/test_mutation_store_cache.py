@@ -31,7 +31,7 @@ from icoframes.store.cache import (
     ProfileRecord,
     _namespace,
 )
-from icoframes.store.writes import _utf8
+from icoframes.store.rows import _utf8
 
 T0 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
 URL = "http://127.0.0.1:9"

@@ -30,7 +30,7 @@ from ..schema import FILTERS, LIST, TableSchema
 from ..store.cache import FILTER_SET, Cache, ipc
 from ..store.db import ms
 from ..store.ledger import LEDGER_FOLDER, QuotaLedger
-from ..store.writes import ProfileRecord, keep_list, record_in
+from ..store.rows import ProfileRecord, keep_list, record_in
 from ..tables import frame_from_arrow
 
 __all__ = ["convert"]

@@ -35,14 +35,17 @@ from .folders import InUse
 from .rows import (
     DAMAGED,
     INDEX_COLUMNS,
+    ProfileRecord,
     Snapshot,
+    add_list_columns,
     damaged_profiles,
     empty_index,
     index_frame,
+    keep_list,
     next_version,
+    record_in,
     repair_counter,
 )
-from .writes import ProfileRecord, add_list_columns, keep_list, record_in
 
 # (ProfileRecord, kept by :meth:`Cache.record`, is named here too: where its callers look)
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
@@ -66,7 +69,7 @@ CREATE TABLE IF NOT EXISTS profiles (
     reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, failed_at INTEGER);
 CREATE INDEX IF NOT EXISTS profiles_by_version ON profiles (version);
 CREATE INDEX IF NOT EXISTS profiles_failing ON profiles (id) WHERE attempts > 0;
--- lists gets writes.ADDED_LIST_COLUMNS (paged_at, sorted_otherwise) as a list is first kept
+-- lists gets rows.ADDED_LIST_COLUMNS (paged_at, sorted_otherwise) as a list is first kept
 CREATE TABLE IF NOT EXISTS lists (
     key TEXT PRIMARY KEY, params TEXT NOT NULL, raw TEXT NOT NULL, frame BLOB,
     total_icos INTEGER, complete INTEGER NOT NULL, failed_pages TEXT NOT NULL,
@@ -100,10 +103,9 @@ def _decoded(schema: TableSchema, where: str, key: str, frame: bytes) -> pd.Data
 
 
 class Stored(NamedTuple):
-    """A stored list or filter set: the frame, when it was fetched, its metadata (a
-    list's ``items``: how many the service sent), and the raw text, decoded only by
-    :attr:`raw` (a warm load reads the frame alone: decoding a long list's items costs as
-    much as the rest of reading it)."""
+    """A stored list or filter set: the frame, when it was fetched, its metadata (a list's
+    ``items``: how many the service sent), and the raw text, decoded only by :attr:`raw`
+    (decoding a long list's items costs as much as the rest of reading it)."""
 
     frame: pd.DataFrame
     fetched_at: dt.datetime
@@ -182,9 +184,15 @@ class Cache(InDatabase):
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, in which a damaged change counter is repaired first (said
+        once committed: a warning raised as an error inside would roll the repair back)."""
         with super().write() as conn:  # the folder is there now: made again when removed
             self.in_use.retake()  # meanwhile (a clear), which the retake above came before
+            repaired = repair_counter(conn)
             yield conn
+        if repaired is not None:
+            warn(f"icoframes cache: the change counter of {self.path} did not read; it was "
+                 f"set to {repaired} and the tables are rebuilt", CacheWarning)
 
     def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection | None]:
         db = self.database(write=False)
@@ -196,17 +204,12 @@ class Cache(InDatabase):
                failed_at: Callable[[int], dt.datetime] | None = None) -> list[int]:
         """Keep fetch outcomes in one transaction, in order; on disk on return. The version
         of each (0 for a failure). A copy is dated now; a failure now, or at what
-        ``failed_at`` gives for the failures in a row the record makes (1: the first since
-        the copy): a load's :func:`~icoframes.fetch.policy.failure_stamp`, from which the
-        failure's backoff counts. The last failure recorded sets the time."""
+        ``failed_at`` (a load's :func:`~icoframes.fetch.policy.failure_stamp`) gives for the
+        failures in a row the record makes (1: the first since the copy)."""
         now = ms(utcnow())
-        stamp: int | Callable[[int], int] = (
-            now if failed_at is None else lambda failures: ms(failed_at(failures)))
-        repaired: list[int] = []
+        stamp = None if failed_at is None else lambda failures: ms(failed_at(failures))
         with self.write() as conn:
-            versions = [record_in(conn, record, now, stamp, repaired) for record in records]
-        self._said_repaired(repaired)
-        return versions
+            return [record_in(conn, record, now, stamp) for record in records]
 
     def version(self) -> int:
         """The change counter: compare two to know whether a copy arrived in between."""
@@ -217,7 +220,7 @@ class Cache(InDatabase):
         """One row per id with an outcome (sorted): ``status``, ``summary``, ``fetched_at``
         and ``version`` of the copy in use (missing without one), ``state``, and the
         failures since the copy: ``reason`` (the last), ``attempts`` (0: none), ``failed_at``."""
-        return self._index("")
+        return self._index("1")
 
     def failing_copies(self) -> pd.DataFrame:
         """The ids whose copy in use is out of date: a fetch to replace it failed since
@@ -227,8 +230,8 @@ class Cache(InDatabase):
 
     def _index(self, where: str) -> pd.DataFrame:
         """The index of the rows ``where`` selects; when a row does not read, the damaged
-        rows (:func:`~.rows.damaged_profiles`) are set aside and the rest read again (none
-        found: another process removed them first, or the read fails again as it did)."""
+        rows are set aside and the rest read again (none found: another process removed
+        them first, or the read fails again as it did)."""
         try:
             return self._read_index(where)
         except (Undecodable, ValueError, TypeError):
@@ -238,11 +241,8 @@ class Cache(InDatabase):
         return self._read_index(where)
 
     def _read_index(self, where: str) -> pd.DataFrame:
-        skip = [f"NOT {IDS_IN}"] * bool(self._skipped)
-        where = " AND ".join([where] * bool(where) + skip)
-        rows = self._rows(f"SELECT id, {', '.join(INDEX_COLUMNS)} FROM profiles"
-                          f"{' WHERE ' * bool(where)}{where} ORDER BY id",
-                          *[json.dumps(sorted(self._skipped))] * bool(skip))
+        rows = self._rows(f"SELECT id, {', '.join(INDEX_COLUMNS)} FROM profiles WHERE {where} "
+                          f"AND NOT {IDS_IN} ORDER BY id", json.dumps(sorted(self._skipped)))
         return index_frame(rows) if rows else empty_index().copy()
 
     @contextlib.contextmanager
@@ -254,15 +254,8 @@ class Cache(InDatabase):
                 if not (snap := Snapshot(conn, self._skipped)).damaged or not repair:
                     yield snap
                     return
-            with self.write() as conn:
-                value = repair_counter(conn)
-            self._said_repaired([value] if value is not None else [])
-
-    def _said_repaired(self, values: list[int]) -> None:
-        """Warn of a change counter repaired (by a transaction now committed)."""
-        for value in values:
-            warn(f"icoframes cache: the change counter of {self.path} did not read; it was "
-                 f"set to {value} and the tables are rebuilt", CacheWarning)
+            with self.write():
+                pass  # (which repairs it)
 
     def _read_only(self) -> bool:
         return (db := self.database(write=False)) is not None and db.read_only
@@ -281,25 +274,24 @@ class Cache(InDatabase):
         self.set_aside.update(dict.fromkeys(ids, (why, not read_only)))  # row, and if it goes)
         if read_only:
             self._skipped.update(ids)
-            warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "
-                 f"the cache is read-only here: they are left out: ids {ids[:10]}",
-                 CacheWarning)
-            return None
-        repaired: list[int] = []
-        with self.write() as conn:  # (checked in the transaction that removes them)
-            damaged = set(damaged_profiles(conn, [i for i in ids if seen[i] is None]))
-            ids = [i for i in ids if i in damaged or (seen[i] is not None and conn.execute(
-                "SELECT 1 FROM profiles WHERE id = ? AND version IS ?", (i, seen[i])).fetchone())]
-            if ids:
-                before = conn.execute("SELECT value FROM meta WHERE key = 'removed'").fetchone()
-                mark = next_version(conn, repaired)
-                conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (mark,))
-                conn.execute(f"DELETE FROM profiles WHERE {IDS_IN}", (json.dumps(ids),))
-                removed = mark if before == (removed,) != (None,) and not repaired else None
-        self._said_repaired(repaired)
+            removed = None
+        else:
+            with self.write() as conn:  # (checked in the transaction that removes them)
+                damaged = set(damaged_profiles(conn, [i for i in ids if seen[i] is None]))
+                ids = [i for i in ids if i in damaged or (seen[i] is not None and conn.execute(
+                    "SELECT 1 FROM profiles WHERE id = ? AND version IS ?", (i, seen[i])
+                ).fetchone())]
+                if ids:
+                    before = conn.execute("SELECT value FROM meta WHERE key = 'removed'").fetchone()
+                    mark = next_version(conn)
+                    conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (mark,))
+                    conn.execute(f"DELETE FROM profiles WHERE {IDS_IN}", (json.dumps(ids),))
+                    removed = mark if before == (removed,) != (None,) else None
         if ids:
             warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "
-                 f"they were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
+                 + ("the cache is read-only here: they are left out" if read_only else
+                    "they were removed and will be fetched again") + f": ids {ids[:10]}",
+                 CacheWarning)
         return removed
 
     def claims(self) -> Claims:
@@ -328,10 +320,9 @@ class Cache(InDatabase):
                       None if paged_at is None else ms(paged_at))
 
     def mark_sorted_otherwise(self, params: dict[str, Any], fetched_at: dt.datetime) -> bool:
-        """Mark the complete cached list of ``params`` paged at ``fetched_at`` as sorted by the
-        service otherwise than by the dates its profiles show (its ``sorted_otherwise`` 1,
-        read back in ``meta``). Only that paging's row is marked (a list written since has
-        another stamp), and any later write of the list clears the mark. Whether a row was."""
+        """Mark the complete cached list of ``params`` paged at ``fetched_at`` (that paging
+        only) as sorted by the service otherwise than by the dates its profiles show (read
+        back in ``meta``; a later write of the list clears the mark). Whether a row was."""
         with self.write() as conn:
             add_list_columns(conn)
             return conn.execute("UPDATE lists SET sorted_otherwise = 1 WHERE key = ? AND "
@@ -375,26 +366,25 @@ class Cache(InDatabase):
         """A kept answer: its frame as stored, or parsed again from the raw when the stored
         one no longer reads (another schema); removed, with a warning, when neither reads."""
         try:
-            # by name: a cache lacks the added columns until a list is kept in it, and has
-            # them in the order its writers added them (each column's cid, in one statement)
-            rows = self._rows("SELECT (SELECT json_group_object(name, cid) FROM pragma_table_info("
-                              "'lists')), *, CASE WHEN json_valid(raw) AND json_type(raw) = "
-                              "'array' THEN json_array_length(raw) END FROM lists WHERE key = ?",
-                              key)
-            if not rows:
-                return None
-            columns, *values, items = rows[0]
-            row = {name: values[cid] for name, cid in json.loads(columns).items()}
-            params, text, table = json.loads(row["params"]), row["raw"], None
+            with self._read() as conn:  # (by name: a cache lacks the added columns until a
+                if conn is None:  # list is kept in it, in the order its writers added them)
+                    return None
+                cursor = conn.execute("SELECT *, CASE WHEN json_valid(raw) AND json_type(raw) "
+                                      "= 'array' THEN json_array_length(raw) END AS items "
+                                      "FROM lists WHERE key = ?", (key,))
+                if (found := cursor.fetchone()) is None:
+                    return None
+                row = dict(zip([column[0] for column in cursor.description], found, strict=True))
+            params, text, items, table = json.loads(row["params"]), row["raw"], row["items"], None
             with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
                 table = _decoded(schema, str(self.path), key, row["frame"])
             if table is None or items is None:  # the raw read here: parsed, or counted
                 raw = json.loads(text)
                 items = len(raw) if isinstance(raw, list) else None
                 table = parse(raw, params) if table is None else table
-            failed, problems = json.loads(row["failed_pages"]), json.loads(row["problems"])
-            meta = {"params": params, "total_icos": row["total_icos"], "failed_pages": failed,
-                    "complete": bool(row["complete"]), "problems": problems,
+            meta = {"params": params, "total_icos": row["total_icos"],
+                    "failed_pages": json.loads(row["failed_pages"]),
+                    "complete": bool(row["complete"]), "problems": json.loads(row["problems"]),
                     **({} if items is None else {"items": items}),  # (a list's)
                     **({"sorted_otherwise": True} if row.get("sorted_otherwise") else {}),
                     **({} if row.get("paged_at") is None else

@@ -48,7 +48,7 @@ __all__ = ["STATE_NAME", "DerivedTables", "parser_fingerprint"]
 #: The derived tables' state file in ``tables/`` (what they hold; housekeeping keeps it).
 STATE_NAME = "_state.json"
 #: Profiles a load decoded and kept, remembered so that the tables need not decode their
-#: stored text again: at most this many (a rebuild's batch), the first that arrived.
+#: stored text again: at most this many (a rebuild's batch).
 _DECODED = 2000
 #: Every file the derived tables keep (the first column of each names a row's ICO).
 _SCHEMAS = {**TABLES, PROBLEMS.name: PROBLEMS}
@@ -221,9 +221,9 @@ class DerivedTables:
 
     def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]
                 ) -> bool | None:
-        """Bring the tables ``stale`` up to ``snap``: the rows of the ids whose copy changed
-        since the oldest of them replaced by those copies tidied. False: rebuild instead;
-        None: a copy is to be set aside, rebuild every table the state holds."""
+        """Replace in the tables ``stale`` the rows of the ids whose copy changed since the
+        oldest of them. False: rebuild instead; None: a copy is to be set aside, rebuild
+        every table the state holds."""
         since = min(versions.get(n, -1) for n in stale)
         if since < 0 or not os.access(self.dir, os.W_OK):
             return False  # (a read-only cache: rebuilt in memory, as it cannot be kept)
@@ -241,9 +241,8 @@ class DerivedTables:
 
     def _tidy(self, snap: Snapshot, since: int, names: Collection[str]
               ) -> tuple[set[int], Tables, dict[int, tuple[str, int | None]]]:
-        """The ids of the copies newer than ``since``, those fetched tidied into the tables
-        ``names``, and the ids of those that do not read (left out), with why and the
-        version that did not (None: a row whose fields do not read)."""
+        """The ids of the copies newer than ``since``, their tables ``names``, and the ids
+        that do not read (left out) with why and the version (None: a row's fields)."""
         parts: list[Tables] = []
         changed: set[int] = set()
         unreadable: dict[int, tuple[str, int | None]] = {}
@@ -255,12 +254,10 @@ class DerivedTables:
 
     def _keep(self, tables: Tables, ids: pa.Array | None, names: Collection[str],
               versions: dict[str, int], removed: int | None) -> None:
-        """Write the tables ``names`` (:meth:`_write`) and sync the database side by side
-        (the sync's ``fdatasync`` calls wait as the files' do); then the state, ``versions``
-        with the removal mark ``removed``, if the sync was made: the versions it writes down
-        must not outlive their commits (not made: another process held the write lock, and
-        the next read updates). ``removed`` None: another removal came between, the state
-        goes and the next read rebuilds."""
+        """Write the tables ``names`` and sync the database side by side (their ``fdatasync``
+        calls wait alike); then the state, if the sync was made: the versions it writes down
+        must not outlive their commits (another process held the write lock: the next read
+        updates). ``removed`` None: another removal came between, the next read rebuilds."""
         synced: list[bool] = []
         db = self.cache.database(write=False)
         concurrently(lambda name: self._write(name, tables[name], ids) if name else synced.append(
@@ -315,8 +312,8 @@ class DerivedTables:
         return _described(tables)
 
     def _write(self, name: str, rows: pd.DataFrame, ids: pa.Array | None = None) -> None:
-        """Write the table ``name``: ``rows``, after the rows kept of the ICOs not in
-        ``ids`` (None: the rows alone)."""
+        """Write the table ``name``: the rows kept of the ICOs not in ``ids`` (None: none),
+        then ``rows``."""
         path, schema = self.dir / f"{name}.parquet", _SCHEMAS[name].arrow_schema()
         table = pa.Table.from_pandas(rows, schema=schema, preserve_index=False)
         if ids is not None:
@@ -331,8 +328,8 @@ def _one(names: tuple[str, ...], tables: Tables) -> Any:
 
 
 def _described(tables: Tables) -> Tables:
-    """``tables`` with the column descriptions of the stored tables in each frame's
-    ``attrs["columns"]``, as :func:`~icoframes.tablefiles.read_table` gives them."""
+    """``tables`` with their column descriptions, as :func:`~icoframes.tablefiles.read_table`
+    gives them."""
     for name in tables:
         if name in _SCHEMAS:
             describe_columns(tables[name], _SCHEMAS[name].arrow_schema())

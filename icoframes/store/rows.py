@@ -1,9 +1,11 @@
-"""Reading the rows of ``profiles``: a snapshot, and the rows that do not read, found by SQL.
+"""The rows of ``profiles`` and ``lists``: written, read in a snapshot, and found damaged.
 
-SQLite keeps whatever another program (or a damaged byte on disk) writes: text in an
-INTEGER column, a blob in a TEXT one, text that is not UTF-8 (which Python's ``sqlite3``
-refuses to read: the whole statement fails). The finders here run only after a fast
-read failed, so a warm load pays nothing for them; the caller sets the rows found aside
+Text is kept as valid UTF-8 whatever the service sent: a lone surrogate (``"\\ud800"``,
+which JSON allows) is escaped, so no string can break a write. Yet SQLite keeps whatever
+another program (or a damaged byte on disk) writes: text in an INTEGER column, a blob in a
+TEXT one, text that is not UTF-8 (which Python's ``sqlite3`` refuses to read: the whole
+statement fails). The finders here run only after a fast read failed, so a warm load pays
+nothing for them; the caller sets the rows found aside
 (:meth:`~icoframes.store.cache.Cache.quarantine`) and reads the rest.
 """
 
@@ -12,7 +14,8 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -22,8 +25,9 @@ import pyarrow.compute as pc
 from ..textdtype import text_values
 from .db import IDS_IN
 
-__all__ = ["DAMAGED", "INDEX_COLUMNS", "TIME_RANGE", "Snapshot", "damaged_profiles", "empty_index",
-           "index_frame", "next_version", "repair_counter"]
+__all__ = ["ADDED_LIST_COLUMNS", "DAMAGED", "INDEX_COLUMNS", "TIME_RANGE", "ProfileRecord",
+           "Snapshot", "add_list_columns", "damaged_profiles", "empty_index", "index_frame",
+           "keep_list", "next_version", "record_in", "repair_counter"]
 
 #: The columns of ``profiles`` the profile index reads, after ``id``.
 INDEX_COLUMNS = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
@@ -51,13 +55,10 @@ _FIND = ("SELECT id, typeof(attempts) = 'integer' AND state IN ('fetched', 'gone
 
 def _text(value: bytes | None) -> bool:
     """Whether a stored text decodes (as ``sqlite3`` decodes it: UTF-8, strictly)."""
-    if value is None or value.isascii():
-        return True
     try:
-        value.decode()
+        return value is None or value.decode() is not None
     except UnicodeDecodeError:
         return False
-    return True
 
 
 def damaged_profiles(conn: sqlite3.Connection, ids: Iterable[int] | None = None) -> list[int]:
@@ -92,19 +93,11 @@ def repair_counter(conn: sqlite3.Connection) -> int | None:
     return value
 
 
-def next_version(conn: sqlite3.Connection, repaired: list[int] | None = None) -> int:
-    """The next value of the change counter (in the write transaction ``conn``); a counter
-    that does not read is repaired first (:func:`repair_counter`), never counted from 0,
-    and the value it was set to added to ``repaired``, said once the transaction commits
-    (a warning raised as an error inside it would roll the repair back)."""
-    bump = ("UPDATE meta SET value = value + 1 WHERE key = 'version' AND typeof(value) = "
-            "'integer' RETURNING value")
-    if (row := conn.execute(bump).fetchone()) is None:
-        value = repair_counter(conn)
-        if repaired is not None and value is not None:
-            repaired.append(value)
-        row = conn.execute(bump).fetchone()
-    return int(row[0])
+def next_version(conn: sqlite3.Connection) -> int:
+    """The next value of the change counter, in the write transaction ``conn`` (of
+    :meth:`~.cache.Cache.write`, which repaired a damaged counter first)."""
+    return int(conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'version' "
+                            "RETURNING value").fetchone()[0])
 
 
 class Snapshot:
@@ -130,9 +123,8 @@ class Snapshot:
             return
         left_out = self.skipped | self.found
         cursor = self._conn.execute(
-            f"SELECT {', '.join(_COPIES.names)} FROM profiles WHERE version > ?"
-            f"{f' AND NOT {IDS_IN}' * bool(left_out)} ORDER BY version",
-            (since, *[json.dumps(sorted(left_out))] * bool(left_out)))
+            f"SELECT {', '.join(_COPIES.names)} FROM profiles WHERE version > ? AND NOT {IDS_IN}"
+            " ORDER BY version", (since, json.dumps(sorted(left_out))))
         try:
             while rows := cursor.fetchmany(batch):
                 table = pa.Table.from_arrays([pa.array(column, field.type) for column, field in
@@ -170,3 +162,91 @@ def empty_index() -> pd.DataFrame:
     """The profile index of no profile (a cold load's), made once: building even an empty
     frame with its dtypes costs milliseconds, and the planner reads it per load."""
     return index_frame([])
+
+
+def _utf8(text: str | None) -> str | None:
+    """``text`` as valid UTF-8: a lone surrogate is escaped (``\\ud800``: in JSON, the same)."""
+    if text is None or text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _json(value: Any) -> str:
+    return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) or ""
+
+
+@dataclass(frozen=True)
+class ProfileRecord:
+    """One fetch outcome: ``raw`` the profile's JSON text (None for ``gone``: 482, or
+    ``failed``), ``reason`` what went wrong for a failure (``"HTTP 500"``)."""
+
+    id: int
+    status: str | None
+    summary: str | None
+    raw: str | None
+    state: str = "fetched"
+    reason: str | None = None
+
+
+#: The columns ``lists`` took after its first layout (``cache.SCHEMA``), each added by name,
+#: in this order, when a list is kept in a cache without it (its rows read NULL).
+ADDED_LIST_COLUMNS = {"paged_at": "INTEGER", "sorted_otherwise": "INTEGER"}
+
+
+def add_list_columns(conn: sqlite3.Connection) -> None:
+    """Add to ``lists`` the :data:`ADDED_LIST_COLUMNS` it lacks, in the write ``conn``."""
+    have = {column[1] for column in conn.execute("PRAGMA table_info(lists)")}
+    for name, kind in ADDED_LIST_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE lists ADD COLUMN {name} {kind}")
+
+
+def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: bytes,
+              total_icos: int | None, complete: bool, failed_pages: dict[int, str] | None,
+              problems: list[dict[str, Any]] | None, fetched_at: int,
+              paged_at: int | None = None) -> None:
+    """One row of ``lists`` (a list answer or the filter set), replacing the key's: a list
+    kept anew is not marked ``sorted_otherwise`` (NULL)."""
+    add_list_columns(conn)
+    conn.execute("INSERT OR REPLACE INTO lists (key, params, raw, frame, total_icos, complete, "
+                 "failed_pages, problems, fetched_at, paged_at, sorted_otherwise) VALUES "
+                 "(?,?,?,?,?,?,?,?,?,?,NULL)", (
+                     key, _json(params), _json(raw), frame, total_icos, complete,
+                     _json(failed_pages or {}), _json(problems or []), fetched_at, paged_at))
+
+
+def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
+              failed_at: Callable[[int], int] | None = None) -> int:
+    """Keep ``record`` in the transaction ``conn``: a failure never replaces a copy, and a
+    copy resets the failures. The copy's version (0 for a failure). A copy's ``fetched_at``
+    is ``now``; a failure's ``failed_at`` too, or what ``failed_at`` gives for the failures
+    in a row this one makes."""
+    state, raw = record.state, record.raw
+    if state not in ("fetched", "gone", "failed"):
+        raise ValueError(f"state must be fetched, gone or failed, not {state!r}")
+    if state == "fetched" and raw is None:
+        raise ValueError(f"a fetched profile needs its raw text (id {record.id})")
+    status, summary = _utf8(record.status), _utf8(record.summary)
+    if state == "failed":
+        stamp = now
+        if failed_at is not None:  # (read in the write transaction: no other writer between)
+            kept = conn.execute("SELECT attempts FROM profiles WHERE id = ?",
+                                (int(record.id),)).fetchone()
+            stamp = failed_at((kept[0] if kept else 0) + 1)
+        # the last failure recorded sets the time, even one earlier than the kept time (two
+        # loads overlapping): keeping the later would have a job run at a fixed hour, whose
+        # failure is recorded last, miss its retry by a whole period; the stamp
+        # (policy.failure_stamp) already keeps half the wait after every failure
+        conn.execute(
+            "INSERT INTO profiles (id, state, status, reason, attempts, failed_at) "
+            "VALUES (?, 'failed', ?, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET "
+            "reason = excluded.reason, attempts = attempts + 1, failed_at = excluded.failed_at, "
+            "status = CASE WHEN state = 'failed' THEN excluded.status ELSE status END",
+            (int(record.id), status, _utf8(record.reason), stamp))
+        return 0
+    version = next_version(conn)
+    conn.execute(
+        "INSERT OR REPLACE INTO profiles (id, state, status, summary, raw, fetched_at, version) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)", (int(record.id), state, status, summary,
+                                         _utf8(raw) if state == "fetched" else None, now, version))
+    return version
