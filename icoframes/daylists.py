@@ -69,12 +69,16 @@ def stale_lists(asked: list[dict[str, Any]], manifest: Mapping[str, Any] | None,
 
 
 def newer_day(folder: Path, before: Mapping[str, Any] | None, queries: list[dict[str, Any]],
-              since: dt.datetime | None) -> str | None:
+              since: dt.datetime | None, cached: Callable[[dict[str, Any]], dt.datetime | None]
+              ) -> str | None:
     """Why this export may not replace the day in ``folder`` (read again, under the swap
     lock): a list of it is newer than this export's list of that query (``queries``, as its
     manifest says them); None when none is. ``before`` is the day's manifest as read before
     any request (:func:`day_manifest`): a list this export paged itself after that read is
-    newer than a day still the same, whatever two hosts' clocks say."""
+    newer than a day still the same, whatever two hosts' clocks say. ``cached(params)``: when
+    this export's cache dir holds its list of that query from (None: none), which tells who
+    swapped the day in: an export sharing the cache dir (it keeps its lists there, so the
+    cache's is as new as the day's) or one with another cache dir."""
     now = day_manifest(folder, since)
     day = _lists(now)
     for query in queries:
@@ -84,12 +88,15 @@ def newer_day(folder: Path, before: Mapping[str, Any] | None, queries: list[dict
             continue
         if now == before and not query.get("from_cache") and not query.get("kept"):
             continue
+        here = cached(params)
+        who = ("another export sharing this cache dir paged that list again after this one's "
+               "list and exported this day meanwhile" if here is not None and here >= held
+               else "another export, with another cache dir, exported this day meanwhile")
         return (f"{folder} holds a list newer than this export's: {params.get('status')} "
-                f"fetched at {held.isoformat()} there, at {at.isoformat()} here (another "
-                "export, with another cache dir, exported this day meanwhile); this one would "
-                "put its older list, and maybe fewer rows, in the day's place. Nothing was "
-                "written (what was fetched is cached): run the export again, it re-pages the "
-                "lists older than the day's")
+                f"fetched at {held.isoformat()} there, at {at.isoformat()} here ({who}); this "
+                "one would put its older list, and maybe fewer rows, in the day's place. "
+                "Nothing was written (what was fetched is cached): run the export again, it "
+                "takes the day's list or re-pages the lists older than the day's")
     return None
 
 

@@ -402,7 +402,7 @@ def export_tables(
                     "manifest"]:
                 raise ExportBusy(changed_meanwhile(day if snapshot else folder))
             newer = newer_day(day if snapshot else folder, held, manifest["queries"],
-                              None if snapshot else today)
+                              None if snapshot else today, load.cache.list_fetched_at)
             if newer is not None:  # the day's lists newer than this export's: never replaced
                 raise ExportBusy(newer)
             # a complete day is not replaced by a run that met the limit (or failures) before

@@ -171,6 +171,7 @@ def test_a_complete_export_never_swaps_in_over_a_day_with_newer_lists(tmp_path, 
     error = results.get("error")
     assert isinstance(error, ExportBusy), results
     assert "holds a list newer than this export's: past fetched at" in str(error)
+    assert "(another export, with another cache dir, exported this day meanwhile)" in str(error)
     assert "Nothing was written (what was fetched is cached)" in str(error)
     assert later.complete and later.rows["icos"] == morning.rows["icos"] + 1
     assert json.loads((later.path / "manifest.json").read_text()) == later.manifest

@@ -16,7 +16,7 @@ import concurrent.futures as cf
 import contextlib
 import datetime as dt
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
@@ -104,7 +104,8 @@ class Load:
         self.gone: list[int] = []
         self._profiles = profiles  # also fetch the profiles the lists name (not load_list)
         self._claims: Claims | None = None
-        self._lists = SharedLists(self.cache, self._claimer, after=self.lists_after)
+        self._lists = SharedLists(self.cache, self._claimer, after=self.lists_after,
+                                  opening=self._list_opening)
         self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
                                  budget=budget, batch=self.settings.max_workers,
                                  skip=self.service.skips, probes=self.control,
@@ -209,9 +210,9 @@ class Load:
                 return cached_query(params, self.cache, self.derived, offline=self.offline,
                                     refresh=again or bool(refresh) or str(params.get("status"))
                                     in self.repaged, limit=limit, ages=ages or PROFILE_MAX_AGE)
-            for query, stored, fallback, rows in page_together(  # without a status: one
-                    queries, found, status=status, filters=filters, offline=self.offline):
-                self._add_query(query, stored, fallback, rows)  # moment
+            for query, fallback, rows, mine in page_together(queries, found, self._lists,
+                    status=status, filters=filters, offline=self.offline):  # no status: a moment
+                self._add_query(query, fallback, rows, mine=mine)
             if self.offline and all(q.frame is None for q in self.queries):
                 raise offline_miss(self.cache.dir, self.queries,  # what is missing, said
                                    filter_set=self.cache.read_filters() is not None)
@@ -237,21 +238,20 @@ class Load:
             "requests": self.requests_spent()})
         return listing
 
-    def _add_query(self, query: ListQuery, stored: Stored | None, fallback: Stored | None,
-                   rows: pd.DataFrame | None) -> None:
-        """Use ``query`` answered from the cache (:func:`.localquery.cached_query`; its ``rows``
-        planned), else page it (when no other process is; ``fallback`` if paging fails)."""
+    def _add_query(self, query: ListQuery, fallback: Stored | None, rows: pd.DataFrame | None,
+                   *, mine: bool) -> None:
+        """Plan ``query``'s cached ``rows``, else page it if ``mine`` (``fallback``: if not)."""
         self.queries.append(query)
         if query.frame is not None:
             self._plan_rows(query, rows, repaged=self.lists_after is not None)
-            return
-        if self.offline:
-            return  # nothing cached for this query: the report says so
+        elif mine:  # else offline (the report says it is missing), or another process pages it
+            query.start(fallback, after=self.lists_after, by=self.lists_by)
+
+    @contextlib.contextmanager
+    def _list_opening(self, query: ListQuery) -> Iterator[None]:  # around a list's claim:
         self.service.client(f"the list for {query.params}")  # fails before any request if
         with self.service.ledger_opening():  # unusable; meanwhile: its two new databases
-            mine = self._lists.claim(query, stored)  # else another process pages it: waited for
-        if mine:
-            query.start(fallback, after=self.lists_after, by=self.lists_by)
+            yield
 
     def _plan_rows(self, query: ListQuery, frame: pd.DataFrame | None, *, repaged: bool,
                    page: int | None = None) -> None:

@@ -7,7 +7,10 @@ disagree: the ICO is in both (its row of the older list shows its old status),
 or, when the list it joined is the older one, in neither, and nothing would
 say it is missing. So when the load pages the list of one status, it pages the
 others too (:func:`page_together`: list pages only, the cached profiles are
-used as usual), and when an ICO is still listed twice, the row of the list
+used as usual). A list another process sharing the cache dir is paging is waited for
+instead; that process's claim sets the moment: of the others, those it pages too are waited
+for, those kept since its claim are used as cached, and the older ones are paged together
+(:func:`page_together`). When an ICO is still listed twice, the row of the list
 that listed it last is the one kept (:func:`one_row_each`); a row kept from an earlier
 list gives way to the same ICO listed later by another query (:func:`listed_now_wins`).
 A load whose every
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -30,28 +33,55 @@ from ..store.cache import Stored
 from ..store.db import ms
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "first_listed", "listed_now_wins", "listed_rows", "listed_seconds",
-           "one_row_each", "page_together", "paged_at"]
+__all__ = ["TOGETHER", "TOGETHER_THERE", "first_listed", "listed_now_wins", "listed_rows",
+           "listed_seconds", "one_row_each", "page_together", "paged_at"]
 
 #: Why a list a load without a status could answer from the cache is paged (its
 #: ``cache_declined``): another status's list is paged by the load.
 TOGETHER = ("paged with the list of {paged} (paged by this load): a load without a status "
             "pages its lists together, so that an ICO that moved between statuses since the "
             "cached list is listed once, under its status now")
+#: The same, when that list is paged by another process sharing the cache dir: a list cached
+#: before it claimed that list is paged again (or waited for, when that process pages it too).
+TOGETHER_THERE = ("paged with the list of {paged}, which another process sharing the cache dir "
+                  "claimed at {moment:%H:%M:%S.%f} UTC, after this list was: a load without a "
+                  "status pages its lists together, so that an ICO that moved between statuses "
+                  "since the cached list is listed once, under its status now")
 
 Found = tuple[ListQuery, "Stored | None"]
 
 
+class Sharing(Protocol):
+    """How a load claims its lists across processes (:class:`.sharedlists.SharedLists`)."""
+
+    moment: dt.datetime | None
+
+    def claim(self, query: ListQuery, stored: Stored | None) -> bool: ...
+
+    def share(self, query: ListQuery, stored: Stored | None, moment: dt.datetime
+              ) -> bool | None: ...
+
+
 def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any], bool], Found],
-                  *, status: str | None, filters: Mapping[str, Any], offline: bool
-                  ) -> list[tuple[ListQuery, Stored | None, Stored | None, pd.DataFrame | None]]:
+                  lists: Sharing, *, status: str | None, filters: Mapping[str, Any],
+                  offline: bool) -> list[tuple[ListQuery, Stored | None, pd.DataFrame | None,
+                                               bool]]:
     """The load's list queries (wire parameters), each answered from the cache or to page
-    (``frame`` None); for a load without a status that pages one, the others paged too.
+    (``frame`` None; with ``mine``: claimed by this load to page, else waited for or offline);
+    for a load without a status that pages one, the others paged too.
 
     ``find(params, again)`` answers ``params`` from the cache when it can (its own cached
-    list too: :func:`.localquery.cached_query`); ``again``: never, to page it. Each query
-    comes with its own cached list (its claim's copy) and its fallback should its paging
-    bring nothing: that list, or else the cache's answer it had; a query paged only to be
+    list too: :func:`.localquery.cached_query`); ``again``: never, to page it. ``lists``
+    claims a query to page (:class:`.sharedlists.SharedLists`). When another process sharing
+    the cache dir pages a list this load needs (its claim taken), this load waits for it,
+    and that claim's moment (``lists.moment``) decides for each list the cache answers:
+    one that process pages again too is waited for; one kept since that moment is used as
+    the cache holds it now (that process's, or later): paging it again would pay its pages
+    twice, and that process, an export, would find the day's lists newer than its own at its
+    swap and write nothing; one older is paged together, as when this load pages a list
+    itself, else an ICO that moved between the two pagings would be in no list. Each query
+    comes with its fallback should its paging bring nothing: its own cached list (its
+    claim's copy), or else the cache's answer it had; a query paged only to be
     with the others keeps that answer (``ListQuery.stand_in``) should its paging come back
     partial too (a failed paging is no reason to answer with less than the cache had).
     When the loader sorts the combined rows itself (a sort without a status), no query's
@@ -65,21 +95,44 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     if status is None and combined_sort(status, filters) is not None:
         for query, _ in found:
             query.order_unstated = None  # sort_rows orders every row (ties by id)
-    paged = [str(q.params.get("status")) for q, _ in found if q.frame is None]
-    together = status is None and not offline and paged
-    used = [_again(query, find, paged) if together and query.frame is not None
-            else (query, stored, stored) for query, stored in found]
+    mine = {id(query): lists.claim(query, stored) for query, stored in found
+            if query.frame is None and not offline}
+    paged = [str(q.params.get("status")) for q, _ in found if mine.get(id(q))]
+    waits = [str(q.params.get("status")) for q, _ in found if mine.get(id(q)) is False]
+    used: list[tuple[ListQuery, Stored | None, Stored | None]] = []
+    for query, stored in found:
+        if status is not None or offline or query.frame is None or not (paged or waits):
+            used.append((query, stored, stored))
+        elif paged:  # this load's moment: claimed in turn below (waited for when taken)
+            used.append(_again(query, find, TOGETHER.format(paged=_named(paged))))
+        elif (moment := lists.moment) is None or (first_listed(query, None) or moment) >= moment:
+            used.append((query, stored, stored))  # of that process's moment, as cached
+        else:  # claimed to page (older than that moment), or waited for (paged there too)
+            redo = _again(query, find, TOGETHER_THERE.format(paged=_named(waits), moment=moment))
+            if (since := lists.share(*redo[:2], moment)) is None:
+                now, own = find(query.params, False)  # kept since that moment: as cached
+                used.append((now, own, own))
+            else:
+                used.append(redo)
+                mine[id(redo[0])] = since
+    for query, stored, _ in used:  # each list paged with this load's: claimed in turn
+        if query.frame is None and not offline and id(query) not in mine:
+            mine[id(query)] = lists.claim(query, stored)
     answered = [query for query, _, _ in used if query.frame is not None]
     kept = dict(zip(map(id, answered), _kept(answered), strict=True))
-    return [(query, stored, fallback, None if query.frame is None else
-             query.frame[kept[id(query)]]) for query, stored, fallback in used]
+    return [(query, fallback, None if query.frame is None else query.frame[kept[id(query)]],
+             bool(mine.get(id(query)))) for query, _, fallback in used]
 
 
-def _again(query: ListQuery, find: Callable[[dict[str, Any], bool], Found], paged: list[str]
+def _named(statuses: list[str]) -> str:
+    return " and ".join(repr(s) for s in statuses)
+
+
+def _again(query: ListQuery, find: Callable[[dict[str, Any], bool], Found], why: str
            ) -> tuple[ListQuery, Stored | None, Stored | None]:
-    """``query``, answered from the cache, to page with the lists of ``paged``."""
+    """``query``, answered from the cache, to page with other lists (``why``)."""
     redo, own = find(query.params, True)
-    redo.declined = [TOGETHER.format(paged=" and ".join(repr(s) for s in paged))]
+    redo.declined = [why]
     redo.stand_in = query  # should the paging come back partial, the cache's answer stands
     return redo, own, own if own is not None else _as_stored(query)
 

@@ -10,13 +10,19 @@ load claims the list and pages it itself. A load never waits longer than a
 lease (:data:`~icoframes.store.claims.LEASE`) for a silent peer. An export's day
 (``after``) is never answered by a list the other process began paging before it
 (a run started before 00:00 UTC): that list is not taken, and once its claim is
-released the export pages the list itself.
+released the export pages the list itself. A claim keeps when it was taken: a load without
+a status waiting for one of its lists takes that process's moment (:attr:`SharedLists.moment`)
+for the lists the cache answers (:func:`.moment.page_together`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import math
+import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ..store.cache import Cache, Stored
@@ -24,6 +30,8 @@ from ..store.claims import Claims
 from .paging import ListQuery
 
 __all__ = ["SharedLists", "list_claim_id"]
+
+log = logging.getLogger(__name__)
 
 
 def list_claim_id(params: dict[str, Any]) -> int:
@@ -49,25 +57,61 @@ class SharedLists:
         The crawl's :class:`~icoframes.store.claims.Claims` (made on first use).
     after : datetime, optional
         A list another process kept but fetched before it is not taken (an export's day).
+    opening : callable, optional
+        ``opening(query)``: a context around each list's claim (the load's client made first).
     """
 
     def __init__(self, cache: Cache, claims: Callable[[], Claims], *,
-                 after: dt.datetime | None = None) -> None:
+                 after: dt.datetime | None = None,
+                 opening: Callable[[ListQuery], AbstractContextManager[Any]] | None = None
+                 ) -> None:
         self.cache, self._claims, self.after = cache, claims, after
+        self._opening = opening or (lambda query: nullcontext())
         self.waiting: list[tuple[ListQuery, Stored | None]] = []
+        #: When another process claimed a list this load waits for (the latest such claim;
+        #: None: it waits for none): the moment of the lists it pages.
+        self.moment: dt.datetime | None = None
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool:
         """Claim ``query`` to page it (True); False when another live process pages it, or
         kept it since this load looked (its claim already released): it waits, and
         :meth:`poll` brings that list (``stored``, its older cached copy, stays its answer
         should paging fail)."""
-        mine, _, _ = self._claims().claim([list_claim_id(query.params)])
+        with self._opening(query):
+            mine, taken, _ = self._claims().claim([list_claim_id(query.params)], timed=True)
         if mine and self._kept(query, stored) is not None:  # paged and released meanwhile
             self.release(query)
             mine = []
         if not mine:
-            self.waiting.append((query, stored))
+            self._wait(query, stored, bool(taken))
         return bool(mine)
+
+    def share(self, query: ListQuery, stored: Stored | None, moment: dt.datetime
+              ) -> bool | None:
+        """For a load without a status waiting for a list another process claimed at
+        ``moment``: claim ``query`` (its cached answer listed before then) to page it with
+        that list (True); False when that process pages it too (waited for); None when it
+        was kept since ``moment`` (the cache's copy is of that moment: no claim held)."""
+        if not self.claim(query, stored):
+            return False
+        kept = self.cache.list_fetched_at(query.params)
+        if kept is not None and kept >= moment:  # kept since this load looked
+            self.release(query)
+            return None
+        return True
+
+    def _wait(self, query: ListQuery, stored: Stored | None, taken: bool) -> None:
+        """Wait for ``query``'s list, which another process claimed (and is paging if
+        ``taken``), and take that claim's moment."""
+        at = self._claims().claimed_at(list_claim_id(query.params))
+        at = math.floor((time.time() if at is None else at) * 1000) / 1000  # (lists: in ms)
+        moment = dt.datetime.fromtimestamp(at, dt.UTC)
+        self.moment = moment if self.moment is None else max(self.moment, moment)
+        self.waiting.append((query, stored))
+        if taken:  # said: a run that pays none of this list's pages, and why it waits
+            log.info("the list for %s is being paged by another process sharing the cache "
+                     "dir: this load waits for it (and pages it itself should that process "
+                     "stop first)", query.params)
 
     def _kept(self, query: ListQuery, stored: Stored | None) -> Stored | None:
         """The list of ``query`` another process kept since this load looked in the cache

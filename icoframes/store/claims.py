@@ -4,6 +4,9 @@ A claim is a row of the ``claims`` table naming the crawl, its process and host,
 when it lapses: a **lease** of :data:`LEASE` seconds, taken in the transaction that asks
 whether a copy arrived since the crawl planned (``docs/guide/cache.md``). It also lapses
 when it lies too far in the future (a clock stepped back): nobody waits longer than a lease.
+A claim taken ``timed`` (a list query's) also keeps when it was taken, in the ``claimed``
+table (a table of its own: an older version's process still writes ``claims`` rows as it
+did), which tells another process which lists that crawl kept since it claimed.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ _HOST = socket.gethostname()
 #: token was left by a crawl that ended without deleting it (a full disk refused the
 #: release): it lapses at once, as a dead process's does.
 _OPEN: set[str] = set()
+#: When each id was last claimed ``timed``, and by which crawl (kept after the release).
+_CLAIMED = ("CREATE TABLE IF NOT EXISTS claimed (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, "
+            "at REAL NOT NULL)")
 
 
 def _alive(pid: int, host: str) -> bool:
@@ -80,6 +86,7 @@ class Claims:
         self._closed = False
         with self._db.write() as conn:  # claims that lapsed long ago go
             conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
+            conn.execute(_CLAIMED)
         _OPEN.add(self.token)
 
     def __repr__(self) -> str:
@@ -97,12 +104,13 @@ class Claims:
         return frozenset(self._held)
 
     def claim(self, ids: Iterable[int], *, arrived_since: int | None = None,
-              ) -> tuple[list[int], list[int], list[int]]:
+              timed: bool = False) -> tuple[list[int], list[int], list[int]]:
         """Claim ``ids``: ``(mine, taken, arrived)``, each in the order given.
 
         ``mine``: held by this crawl now (also those it held already); ``taken``: held
         by another crawl whose claim is live; ``arrived``: with a copy newer than version
-        ``arrived_since`` (not claimed: nothing to fetch). One transaction.
+        ``arrived_since`` (not claimed: nothing to fetch). One transaction. ``timed``: keep
+        when each id newly held was claimed (:meth:`claimed_at`).
         """
         if self._closed:
             raise RuntimeError("these claims were closed")
@@ -122,9 +130,18 @@ class Claims:
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])
+            if timed:
+                conn.executemany("INSERT OR REPLACE INTO claimed VALUES (?, ?, ?)",
+                                 [(i, self.token, now) for i in mine if i not in self._held])
             self._drop(conn, arrived & self._held)
         self._held = (self._held - arrived) | set(mine)
         return mine, [i for i in wanted if i in taken], [i for i in wanted if i in arrived]
+
+    def claimed_at(self, id_: int) -> float | None:
+        """When ``id_`` was last claimed ``timed`` (POSIX seconds; its claim may be released
+        since); None when it never was (or by an older version)."""
+        rows = self._db.rows("SELECT at FROM claimed WHERE id = ?", int(id_))
+        return float(rows[0][0]) if rows else None
 
     def renew(self, *, every: float | None = None) -> None:
         """Extend the lease of every claim held (with ``every``, only if the last renewal is
