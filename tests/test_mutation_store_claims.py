@@ -309,23 +309,26 @@ def test_closing_releases_every_claim_and_ends_the_crawl(cache):
     assert [row[0] for row in _rows(cache)] == [9]
 
 
-def test_a_timed_claim_keeps_when_it_was_taken_until_another_crawl_claims_it(cache, crawl):
-    """A list's claim (``timed``) keeps when it was first taken, after its release too (a
-    load without a status reads it: which cached lists are of that claim's moment); the
-    crawl that holds it keeps that moment when it claims again; another crawl's later
-    claim replaces it. An untimed claim (a profile's) keeps nothing."""
+def test_a_timed_claim_says_when_each_id_was_last_claimed_before_it(cache, crawl):
+    """A list's claim (``timed``) keeps when it was taken, after its release too: a load
+    without a status reads it (which cached lists are of that claim's moment), from the
+    claim it makes itself too (the claim just released: that moment, not its own). The
+    crawl that holds it keeps its moment when it claims again. An untimed claim (a
+    profile's) keeps nothing."""
     with _at(0):
         first, second = crawl(), crawl()
-        assert first.claimed_at(-5) is None
-        assert first.claim([-5], timed=True) == ([-5], [], [])
+        assert first.claim([-5], timed=True) == ([-5], [], []) and first.moments == {}
         assert first.claim([7]) == ([7], [], [])
     with _at(3):
         assert first.claim([-5], timed=True) == ([-5], [], [])  # held already: its moment
-        assert second.claim([-5], timed=True) == ([], [-5], [])
-        assert second.claimed_at(-5) == _t(0)
-        assert second.claimed_at(7) is None
+        assert second.claim([-5, 7], timed=True) == ([], [-5, 7], [])
+        assert second.moments == {-5: _t(0)}
         first.release([-5])
-        assert second.claimed_at(-5) == _t(0)  # kept after the release
     with _at(8):
         assert second.claim([-5], timed=True) == ([-5], [], [])
-        assert first.claimed_at(-5) == _t(8)
+        assert second.moments == {-5: _t(0)}  # the last claim before this one
+        assert second.claim([-5], timed=True) == ([-5], [], [])
+        assert second.moments == {-5: _t(8)}
+        second.release([-5])
+    with _at(9):
+        assert first.claim([-5], timed=True) == ([-5], [], []) and first.moments == {-5: _t(8)}

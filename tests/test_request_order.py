@@ -18,7 +18,7 @@ from icoframes.errors import CacheError
 from icoframes.fetch.load import Load
 from icoframes.fetch.pool import RequestPool
 from icoframes.fetch.service import Service
-from icoframes.fetch.sharedlists import SharedLists
+from icoframes.store.claims import Claims
 from icoframes.store.ledger import LEDGER_FOLDER
 
 
@@ -76,7 +76,7 @@ def test_a_pool_shut_down_before_any_request_takes_none():
 def test_a_first_load_makes_its_ledger_while_it_claims_its_list(cfg, monkeypatch, tmp_path):
     log: list[tuple[object, ...]] = []
     made = threading.Event()
-    open_ledger, claim, submit = Service._open_ledger, SharedLists.claim, RequestPool.submit
+    open_ledger, claim, submit = Service._open_ledger, Claims.claim, RequestPool.submit
 
     def opening(self):
         open_ledger(self)
@@ -84,17 +84,19 @@ def test_a_first_load_makes_its_ledger_while_it_claims_its_list(cfg, monkeypatch
                     self.ledger.path.is_file()))
         made.set()
 
-    def claiming(self, query, stored):
-        log.append(("claim",))
-        assert made.wait(HANG_GUARD)  # made meanwhile by another thread: side by side
-        return claim(self, query, stored)
+    def claiming(self, ids, **kwargs):
+        ids = list(ids)
+        if any(i < 0 for i in ids):  # a list's claim (a profile's comes after its page)
+            log.append(("claim",))
+            assert made.wait(HANG_GUARD)  # made meanwhile by another thread: side by side
+        return claim(self, ids, **kwargs)
 
     def submitted(self, kind, info, fn, *args):
         log.append(("sent", kind))
         return submit(self, kind, info, fn, *args)
 
     monkeypatch.setattr(Service, "_open_ledger", opening)
-    monkeypatch.setattr(SharedLists, "claim", claiming)
+    monkeypatch.setattr(Claims, "claim", claiming)
     monkeypatch.setattr(RequestPool, "submit", submitted)
     assert not (tmp_path / "cache" / LEDGER_FOLDER).exists()
     icos = icoframes.load_icos(status="past", progress=False)

@@ -103,7 +103,7 @@ class SharedLists:
     def _wait(self, query: ListQuery, stored: Stored | None, taken: bool) -> None:
         """Wait for ``query``'s list, which another process claimed (and is paging if
         ``taken``), and take that claim's moment."""
-        at = self._claims().claimed_at(list_claim_id(query.params))
+        at = self._claims().moments.get(list_claim_id(query.params))
         at = math.floor((time.time() if at is None else at) * 1000) / 1000  # (lists: in ms)
         moment = dt.datetime.fromtimestamp(at, dt.UTC)
         self.moment = moment if self.moment is None else max(self.moment, moment)

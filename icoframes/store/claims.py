@@ -84,6 +84,9 @@ class Claims:
         self._held: set[int] = set()
         self._renewed = time.time()
         self._closed = False
+        #: When each id of the last ``timed`` :meth:`claim` was last claimed before it (POSIX
+        #: seconds; its claim may be released since): none when not said (an older version).
+        self.moments: dict[int, float] = {}
         with self._db.write() as conn:  # claims that lapsed long ago go
             conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
             conn.execute(_CLAIMED)
@@ -110,7 +113,8 @@ class Claims:
         ``mine``: held by this crawl now (also those it held already); ``taken``: held
         by another crawl whose claim is live; ``arrived``: with a copy newer than version
         ``arrived_since`` (not claimed: nothing to fetch). One transaction. ``timed``: keep
-        when each id newly held was claimed (:meth:`claimed_at`).
+        when each id newly held was claimed, and say in :attr:`moments` when each of ``ids``
+        was last claimed before this call (a taken one: by its owner now).
         """
         if self._closed:
             raise RuntimeError("these claims were closed")
@@ -131,17 +135,15 @@ class Claims:
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])
             if timed:
+                owners = {i: owner for i, owner, _, _ in others}
+                self.moments = {i: at for i, owner, at in conn.execute(
+                    f"SELECT id, owner, at FROM claimed WHERE {IDS_IN}", (listed,))
+                    if i not in taken or owners[i] == owner}
                 conn.executemany("INSERT OR REPLACE INTO claimed VALUES (?, ?, ?)",
                                  [(i, self.token, now) for i in mine if i not in self._held])
             self._drop(conn, arrived & self._held)
         self._held = (self._held - arrived) | set(mine)
         return mine, [i for i in wanted if i in taken], [i for i in wanted if i in arrived]
-
-    def claimed_at(self, id_: int) -> float | None:
-        """When ``id_`` was last claimed ``timed`` (POSIX seconds; its claim may be released
-        since); None when it never was (or by an older version)."""
-        rows = self._db.rows("SELECT at FROM claimed WHERE id = ?", int(id_))
-        return float(rows[0][0]) if rows else None
 
     def renew(self, *, every: float | None = None) -> None:
         """Extend the lease of every claim held (with ``every``, only if the last renewal is
