@@ -30,7 +30,7 @@ Reason: TypeAlias = Literal[
     "surrogate",
     "unreadable_number", "grouping", "ambiguous_separator", "range", "vague", "percent",
     "negative", "infinite", "underflow", "out_of_bounds", "fraction", "unit_conflict",
-    "unreadable_unit", "unreadable_price",
+    "unreadable_unit", "unknown_unit", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
     "us_order", "ambiguous_order",
     "duration", "unknown_flag", "qualified_flag",
@@ -100,6 +100,12 @@ REASONS: Final[Mapping[Reason, str]] = {
                        "column holds its text, and each amount of its group that writes no "
                        "unit, or a dollar of no country (``\"$3\"``, ``\"3 dollars\"``: "
                        "the column's dollar?), is missing, a row with this reason too",
+    "unknown_unit": "a word beside a number that is no known currency or token code "
+                    "(``UNIT_ALIASES``, ``FIAT_CODES``, ``TOKEN_CODES`` of "
+                    "icoframes.vocabulary), nor the ICO's own ticker, nor its unit column's unit "
+                    "(``\"Price 0.1\"``, ``\"5M required\"``, ``\"500 BFC\"`` for an ICO "
+                    "of XYZ, ``\"1 XYZ = 5 BFC\"``): a unit no one can convert, or no unit "
+                    "at all? Never read as a made-up unit; the word is in the row's value",
     "unreadable_price": "an exchange whose token side or currency cannot be told "
                         "(``\"1 BILL = 1 XLM\"`` for an ICO of another ticker), or a token "
                         "amount of 0",

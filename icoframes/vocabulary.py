@@ -82,6 +82,7 @@ __all__ = [
     "SOCIAL_ALIASES",
     "SPLIT_ITEMS",
     "SPLIT_LISTS",
+    "TOKEN_CODES",
     "TOKEN_STANDARDS",
     "TOKEN_WORDS",
     "TRUE_WORDS",
@@ -133,11 +134,21 @@ CONTINUATIONS: Final = ("republic of", "islamic republic of", "democratic republ
 #: ``USDT`` is a token, not the dollar: it has its own code. ``FIAT`` is how
 #: directories write "any government currency".
 UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
-    "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "dollar", "dollars", "$", "us$",
-            "usd$", "us $"),
+    "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "u.s. dollars", "dollar", "dollars",
+            "$", "us$", "usd$", "us $"),
     "EUR": ("eur", "euro", "euros", "€"),
     "GBP": ("gbp", "pound sterling", "british pound", "£"),
-    "CHF": ("chf", "swiss franc"),
+    "CHF": ("chf", "swiss franc", "swiss francs", "sfr", "sfr."),
+    "CNY": ("cny", "rmb", "yuan", "renminbi"),
+    "JPY": ("jpy", "yen", "円"),
+    "AUD": ("aud", "a$", "au$"),
+    "CAD": ("cad", "c$", "ca$"),
+    "HKD": ("hkd", "hk$"),
+    "SGD": ("sgd", "s$", "sg$"),
+    "NZD": ("nzd", "nz$"),
+    "BRL": ("brl", "r$"),
+    "KRW": ("krw", "₩"),
+    "RUB": ("rub", "₽"),
     "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
     "ETC": ("etc", "ethereum classic"),
     "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
@@ -228,7 +239,19 @@ TOKEN_WORDS: Final = frozenset({"token", "tokens", "coin", "coins"})
 
 #: Codes of government currencies (``FIAT``: "any fiat").
 FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",
-                               "AUD", "CAD", "FIAT"})
+                               "AUD", "CAD", "HKD", "NZD", "BRL", "FIAT"})
+
+#: Tickers of common crypto tokens that are no code of :data:`UNIT_ALIASES`: with those and
+#: :data:`FIAT_CODES`, the codes a word beside a number may be read as without a unit column
+#: or the ICO's own ticker saying so (``"5 link"`` is 5 LINK; ``"5M required"``, ``"500
+#: BFC"`` for an ICO of XYZ name no unit known). No English word of :data:`NOT_UNITS`.
+TOKEN_CODES: Final = frozenset({
+    "ADA", "AE", "AION", "ALGO", "ARDR", "ATOM", "AVAX", "BAT", "BNT", "BSV", "BTG", "BTS",
+    "BUSD", "DAI", "DASH", "DCR", "DGB", "DOGE", "DOT", "ELF", "ENJ", "FIL", "FTM", "GNO",
+    "GNT", "GUSD", "HBAR", "HT", "ICX", "IOTA", "KCS", "KMD", "KNC", "LINK", "LSK", "MANA",
+    "MATIC", "MIOTA", "MKR", "NANO", "NXT", "OKB", "OMG", "ONT", "PAX", "POLY", "QTUM",
+    "REP", "SNT", "SOL", "STEEM", "STRAT", "TRX", "TUSD", "UNI", "USDC", "VET", "WAN", "WBTC",
+    "WETH", "XEM", "XMR", "XTZ", "XVG", "ZEC", "ZIL", "ZRX"})
 
 #: Cyrillic and Greek letters that look like Latin ones, as written in tickers.
 LOOKALIKES: Final[Mapping[str, str]] = {

@@ -49,11 +49,13 @@ from typing import Final, NamedTuple
 
 from ..vocabulary import CENTS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
 from .base import Reason, _Bad, bad
-from .refusals import exchange_sign
+from .refusals import EXCHANGE_SIGNS_RE, exchange_sign
 from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, times
 from .scales import (
     CURRENCIES,
+    KNOWN_UNITS,
     SYMBOL_CHARS,
+    SYMBOL_PATTERN,
     SYMBOLS,
     canonical_unit,
     scaled_currency,
@@ -63,14 +65,15 @@ from .scales import (
 )
 from .text import latin_ticker, normalize_text
 
-__all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "own_ticker",
-           "read_exchange", "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
+__all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "no_unit", "own_ticker",
+           "read_exchange", "scaled_currency", "split_multiplier", "split_scale", "ticker_word",
+           "unit_word"]
 
 _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking over them
-    rf"""\s*+(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*+
+    rf"""\s*+(?P<pre>{SYMBOL_PATTERN})?\s*+
     (?P<num>[0-9](?:[0-9,.\s'’]*[0-9])?(?:e[-+]?[0-9]+)?)\s*+  # "1e3", as an amount
     (?:(?P<mult>{MULTIPLIER_PATTERN})\b\.?)?\s*+
-    (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
+    (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£|₩|₽)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
 
@@ -101,8 +104,55 @@ def forbidden_scale(mult: str, unit: str | None, own: str | None, *, beside: boo
         mult.rstrip("."), unit, beside=beside) is None)  # type: ignore[arg-type]
 
 
-# The signs of an exchange other than "=" (read where refusals.exchange_sign finds one)
-_SIGN_RE: Final = re.compile(r"=>|->|[→⇒:]|(?<=\s)per(?=\s)", re.IGNORECASE)
+
+
+# A word, as unit_word tells a word that is no unit from other text ("A$", "Price:", "5M")
+_WORD_RE: Final = re.compile(r"[^\W\d_]+")
+
+
+def unit_word(text: str, own: str | None, column: str | None = None) -> bool:
+    """Whether ``text``, written next to a number in a value, is a unit: a known currency or
+    token code (:data:`~.scales.KNOWN_UNITS`), the ICO's own ticker ``own`` (any case; a word
+    of :data:`~icoframes.vocabulary.NOT_UNITS` only written as the ticker: ``"500M HARD"`` for
+    HARD), or the code of the row's unit column ``column`` (``"500 BFC"`` under ``BFC``). Any
+    other word is no unit (``"Price 0.1"``, ``"5M required"``, ``"500 BFC"`` for XYZ: which
+    unit? :func:`no_unit`), never a made-up unit: an English word of no list and another
+    ICO's ticker look alike.
+
+    Examples
+    --------
+    >>> [unit_word(t, "XYZ") for t in ("usd", "Ether", "link", "xyz", "BFC", "Price", "Аround")]
+    [True, True, True, True, False, False, False]
+    >>> unit_word("HARD", "HARD"), unit_word("hard", "HARD"), unit_word("BFC", None, "BFC")
+    (True, False, True)
+    """
+    code = canonical_unit(text)
+    if code is None:
+        return False
+    if code in KNOWN_UNITS:
+        return True
+    word = fold(text) not in NOT_UNITS
+    return (code == own and (word or (text == own and fold(text) in LABEL_WORDS))) or (
+        code == column and word)
+
+
+def no_unit(number: float | _Bad | None, *texts: str) -> float | _Bad | None:
+    """``number``, read from a value whose ``texts`` beside its number are no unit
+    (:func:`unit_word`), with the reason ``unknown_unit`` where it says only that the text is
+    no number and one of them is a word no list knows (``"Price 0.1"``, ``"5M required"``);
+    a word the refusals know keeps its reason (``"5M hard"``: ``vague``; ``"500 tokens"``).
+
+    Examples
+    --------
+    >>> no_unit(bad("unreadable_number"), "Price"), no_unit(bad("vague"), "hard")
+    (Bad('unknown_unit'), Bad('vague'))
+    >>> no_unit(bad("unreadable_number"), "tokens"), no_unit(bad("unreadable_number"), "A$")
+    (Bad('unreadable_number'), Bad('unreadable_number'))
+    """
+    if number is bad("unreadable_number") and any(
+            _WORD_RE.fullmatch(text) and fold(text) not in NOT_UNITS for text in texts):
+        return bad("unknown_unit")
+    return number
 
 
 class _Side(NamedTuple):
@@ -168,7 +218,7 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     """
     text = normalize_text(text)
     if exchange_sign(text) and "=" not in text.replace("=>", ""):  # "1 ETH : 1000 XYZ"
-        text = _SIGN_RE.sub("=", text)
+        text = EXCHANGE_SIGNS_RE.sub("=", text)
     if text.count("=") != 1:
         return bad("range" if text.count("=") > 1 else "unreadable_price"), None
     left_text, right_text = text.split("=")
@@ -187,8 +237,12 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     money = right if token is left else left
     # a side's amount is never negative (_SIDE_RE has no sign); a price names its currency,
     # never a token ("1 XYZ per token" is no price in TOKEN)
-    if token.amount == 0 or not money.unit or fold(money.unit) in TOKEN_WORDS:
+    if token.amount == 0 or not money.unit or fold(money.unit) in TOKEN_WORDS or (
+            own is not None and token.unit not in ("", own) and not unit_word(token.unit, own)
+            and fold(token.unit) not in TOKEN_WORDS):  # "1 BILL = 1 XLM" for XYZ: whose token?
         return bad("unreadable_price"), None
+    if not unit_word(money.unit, own):  # "1 XYZ = 5 BFC": a price in no unit known
+        return bad("unknown_unit"), None
     price = money.amount / token.amount
     if price == 0 < money.amount:  # "1e-300 ETH = 1e300 AQB": too small for a float, no 0
         return bad("underflow"), None

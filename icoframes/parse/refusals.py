@@ -11,7 +11,8 @@ from typing import Final
 from ..vocabulary import APPROXIMATION_WORDS, PERCENT_WORDS, QUALIFIER_WORDS
 from .base import Reason
 
-__all__ = ["PERCENT_WORDS_RE", "SPACE_GROUPS_RE", "amount_reason", "exchange_sign"]
+__all__ = ["EXCHANGE_SIGNS_RE", "PERCENT_WORDS_RE", "SPACE_GROUPS_RE", "amount_reason",
+           "exchange_sign"]
 
 #: A percent in words ("5 percent", "5 pct"), as a pattern: no amount, but a share's sign.
 PERCENT_WORDS_RE: Final = "|".join(word.replace(" ", r"\s+") for word in sorted(PERCENT_WORDS))
@@ -37,12 +38,19 @@ _LATE_WORDS: Final = (APPROXIMATION_WORDS - {"min", "max"}) | QUALIFIER_WORDS
 _LETTERS_RE: Final = re.compile(r"[^\W\d_]+")
 # Letters that matching in any case takes as i or s (a Turkish dotted or dotless i, a long s)
 _CASELESS: Final = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
-# An exchange written with another sign than "=", a number (and a unit) on each side: "1 ETH :
-# 1000 XYZ", "1 ETH → 1000 XYZ", "1000 tokens per 1 ETH" (one exchange, no two amounts). A colon
-# or "per" needs a unit before it: a label's colon is no exchange ("Stage 1: 0.1, Stage 2: 0.2",
-# "Soft cap: 5M, Hard cap: 20M" stay ranges). Possessive runs: linear on long text.
+# The signs of an exchange other than "=", declared once: an arrow ("→", "⇒", "->", "=>"), and
+# a colon or "per" (a word apart), which only count after a unit (below).
+_ARROWS: Final = "→|⇒|->|=>"
+_AFTER_UNIT: Final = r":|(?<=\s)per(?=\s)"
+#: Any sign of an exchange other than "=", where :func:`exchange_sign` found an exchange: the
+#: price reader reads it as "=" (``"1 ETH : 1000 XYZ"`` as ``"1 ETH = 1000 XYZ"``).
+EXCHANGE_SIGNS_RE: Final = re.compile(f"{_ARROWS}|{_AFTER_UNIT}", re.IGNORECASE)
+# An exchange written with such a sign, a number (and a unit) on each side: "1 ETH : 1000 XYZ",
+# "1 ETH → 1000 XYZ", "1000 tokens per 1 ETH" (one exchange, no two amounts). A colon or "per"
+# needs a unit before it: a label's colon is no exchange ("Stage 1: 0.1, Stage 2: 0.2", "Soft
+# cap: 5M, Hard cap: 20M" stay ranges). Possessive runs: linear on long text.
 _EXCHANGE_SIGN_RE: Final = re.compile(
-    r"[0-9.]\s*+(?:[^\W\d_]++\s*+(?::|(?<=\s)per(?=\s))|[^\W\d_]*+\s*+(?:→|⇒|->|=>))"
+    rf"[0-9.]\s*+(?:[^\W\d_]++\s*+(?:{_AFTER_UNIT})|[^\W\d_]*+\s*+(?:{_ARROWS}))"
     r"\s*+[^\s0-9]?[0-9]", re.IGNORECASE)
 # Thousands grouped by apostrophes ("1'000'000", Swiss), one number
 _APOSTROPHE_GROUPS_RE: Final = re.compile(r"[0-9]{1,3}(?:['’][0-9]{3})+")

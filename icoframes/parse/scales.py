@@ -11,13 +11,20 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, PERCENT_WORDS, UNIT_ALIASES, fold
+from ..vocabulary import (
+    DATA_UNIT_SPELLINGS,
+    FIAT_CODES,
+    PERCENT_WORDS,
+    TOKEN_CODES,
+    UNIT_ALIASES,
+    fold,
+)
 from .base import MARKER_SPELLINGS
 from .text import latin_ticker, normalize_text
 
-__all__ = ["CURRENCIES", "GLUED", "MULTIPLIERS", "MULTIPLIER_PATTERN", "SYMBOLS", "SYMBOL_CHARS",
-           "canonical_unit", "multiplier_word", "percent_unit", "scaled_currency",
-           "split_multiplier", "split_scale", "ticker_word"]
+__all__ = ["CURRENCIES", "GLUED", "KNOWN_UNITS", "MULTIPLIERS", "MULTIPLIER_PATTERN", "SYMBOLS",
+           "SYMBOL_CHARS", "SYMBOL_PATTERN", "canonical_unit", "multiplier_word", "percent_unit",
+           "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
 
 #: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
 MULTIPLIERS: Final = {
@@ -36,10 +43,21 @@ _MULTIPLIER_WORD_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECA
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
-#: Currency symbols and their codes.
-SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
+#: The codes a word beside a number may be read as, besides the ICO's own ticker and the
+#: row's unit column (:func:`~icoframes.parse.prices.unit_word`): the known currencies and
+#: the common tokens' tickers (:data:`~icoframes.vocabulary.TOKEN_CODES`).
+KNOWN_UNITS: Final = CURRENCIES | TOKEN_CODES
+#: Currency symbols and their codes: a dollar with the letters of its country ("A$", "HK$")
+#: is that country's dollar, before a number as alone.
+SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC",
+                  "₩": "KRW", "₽": "RUB", "A$": "AUD", "AU$": "AUD", "C$": "CAD",
+                  "CA$": "CAD", "HK$": "HKD", "S$": "SGD", "SG$": "SGD", "NZ$": "NZD",
+                  "R$": "BRL"}
 #: A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
-SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
+SYMBOL_CHARS: Final = frozenset("$€£Ξ₿₩₽")
+#: The symbols as a regular expression (no group), longest first: "US$" before "$".
+SYMBOL_PATTERN: Final = "(?:{})".format("|".join(
+    re.escape(symbol) for symbol in sorted(SYMBOLS, key=len, reverse=True)))
 
 # A percent sign or word anywhere in a unit: "% of supply", "in %", "percent of tokens", "‰".
 _PERCENT_UNIT_RE: Final = re.compile(r"[%％‰]|\b(?:{})\b".format(
@@ -213,7 +231,7 @@ def _lowercase_multiplier(unit: str, mult: str) -> bool:
     return unit[:len(mult)].islower() and mult != "m"
 
 
-_SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)")
+_SYMBOL_FIRST: Final = re.compile(rf"(?P<cur>{SYMBOL_PATTERN})(?P<mult>\w+\.?)")
 # A currency, then a scale word (or cents) glued after it, in any case: "USDmln", "EURk", "ETHm",
 # "USDcents", "USDMLN".
 _SCALE_LAST: Final = re.compile("(?P<cur>[^\\W\\d_]+?)(?P<mult>{}|cents?)\\.?".format(

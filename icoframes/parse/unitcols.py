@@ -26,6 +26,7 @@ unit column                                the numbers of its group that write n
 ``per token``, ``tokens``, ``XYZ/token``   unreadable: no unit (``vocabulary.NOT_UNITS``), a rate
 ``k.USD``, ``k.$`` (any ticker)            thousands of USD: a dot ends a scale word as a space
 ``USD.``, ``(USD)``, ``USD:``              USD: a final dot, brackets, a colon are no unit
+``USD ($)``, ``Ether (ETH)``, ``in USD``   USD, ETH: one currency named twice, or after in
 ``USD per token``, ``$/token`` (price)     USD: a price is per token (``XYZ per token``: none)
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
 ``KKIN``, ``mKIN`` for KIN                 unreadable (:func:`~.prices.split_multiplier`)
@@ -83,6 +84,9 @@ _RATE_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _NUMBER_RE: Final = re.compile(r"(?<![^\W_])[0-9]")
 # A unit in brackets or before a colon: "(USD)", "[USD]", "USD:".
 _BARE_RE: Final = re.compile(r"\(([^()]+)\)|\[([^\[\]]+)\]|([^:]+):")
+# A currency named twice, once in brackets ("USD ($)", "Ether (ETH)", "Dollar (USD)"), or
+# after "in" ("in USD"): that currency, when both names are of one known currency.
+_TWICE_RE: Final = re.compile(r"([^()]+?)\s*+\(([^()]+)\)|in\s++(.+)", re.IGNORECASE)
 # A dollar of no country ("$", "dollars"); one that says it is the US dollar ("USD", "US$",
 # "U.S. dollar", "United States dollars", "dollars (US)").
 _DOLLAR_RE: Final = re.compile(r"\$|\bdollars?\b", re.IGNORECASE)
@@ -288,6 +292,10 @@ def _column_unit(unit: str, price: bool) -> tuple[str | None, str | None, bool]:
     inner = "".join(group for group in bare.groups() if group).strip() if bare else ""
     if canonical_unit(inner) in CURRENCIES:
         text = inner  # "(USD)", "USD:"
+    twice = _TWICE_RE.fullmatch(text)
+    if twice and canonical_unit(twice[2] or twice[3]) in CURRENCIES and (
+            twice[3] or canonical_unit(twice[1]) == canonical_unit(twice[2])):
+        text = twice[2] or twice[3]  # "USD ($)", "Ethereum (ETH)", "in USD"; not "USD (ETH)"
     per = unit_per_token(text) if price else None  # "USD per token"
     text = text if per is None else per
     code = canonical_unit(text)

@@ -73,7 +73,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from ..vocabulary import FIAT_CODES, LABEL_WORDS, NOT_UNITS, UNIT_ALIASES, fold
+from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
 from .pertoken import own_tokens, per_token
@@ -82,10 +82,12 @@ from .prices import (
     canonical_unit,
     cents,
     forbidden_scale,
+    no_unit,
     own_ticker,
     read_exchange,
     split_scale,
     ticker_word,
+    unit_word,
 )
 from .refusals import exchange_sign
 from .rules import (
@@ -101,9 +103,6 @@ from .unitcols import CENT, column_multipliers, column_text, dollar_in_doubt, sc
 
 __all__ = ["FIAT_CODES", "UNIT_ALIASES", "canonical_unit", "canonical_units",
            "read_amount_group", "read_amounts", "read_price", "written_amount"]
-
-_KNOWN: Final = frozenset(UNIT_ALIASES)
-
 
 def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.ndarray:
     """Canonical codes of a whole unit column: an object array of str or None.
@@ -143,8 +142,6 @@ _SUFFIX_RE: Final = re.compile(
     r"\s*+(?P<cur>[^0-9\s.][^0-9]*?)?\.?$",
     re.IGNORECASE,
 )
-# A unit that is no currency but a token's ticker: "500 BFC", "4,000,000 ICX".
-_TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
 
 def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
@@ -193,12 +190,13 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
         mult, written = split
         # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
         if currency is not None and canonical_unit(currency) != canonical_unit(written):
-            if _is_unit(currency, own) and (named or _is_unit(written, own)):
+            if unit_word(currency, own, unit) and (named or unit_word(written, own, unit)):
                 return bad("unit_conflict"), None
             number = parse_amount(text)  # "~0.1 ETH": why the text is no amount
             if isinstance(number, float) and written_currency(text) == canonical_unit(currency):
                 return number, "USD"  # "$5b.USD": as raised reads it, by the one rule of units
-            return (number if isinstance(number, _Bad) else bad("unreadable_number")), None
+            return no_unit(number if isinstance(number, _Bad) else bad("unreadable_number"),
+                           currency, written), None
         currency = written
         body = body[: suffix.start("cur")] + mult
     if currency is None:
@@ -207,9 +205,11 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     if cents(currency, own):  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
         return (scaled_number(number, CENT) if isinstance(number, float) else number), "USD"
-    if not named and not _is_unit(currency, own):  # no unit beside the number: a number
+    if not named and not unit_word(currency, own, unit):  # "Price 0.1", "5M hard": no unit
         number = parse_amount(text)
-        return number, written_currency(text) if isinstance(number, float) else None
+        if isinstance(number, float):
+            return number, written_currency(text)
+        return no_unit(number, currency), None  # never a made-up unit PRICE
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
     return parse_amount(body.strip() + before), code
 
@@ -242,15 +242,6 @@ def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     if fold(unit) in NOT_UNITS and (unit.islower() or unit.isupper() or unit.istitle()):
         return "", unit
     return split_scale(unit, own)  # "bnUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
-
-
-def _is_unit(text: str, own: str | None) -> bool:
-    """A unit written next to a number: a known currency, the ICO's own ticker as written
-    (``"500M HARD"`` for HARD; ``"5M hard"``, ``"5M HARD"`` for XYZ are no unit), or a word
-    shaped like a ticker that is no English word of :data:`~icoframes.vocabulary.NOT_UNITS`."""
-    code = canonical_unit(text)
-    return code in _KNOWN or (text == own and fold(text) in LABEL_WORDS) or (
-        code is not None and fold(text) not in NOT_UNITS and _TICKER_RE.fullmatch(code) is not None)
 
 
 # --------------------------------------------------------------------------- columns
