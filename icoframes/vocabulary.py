@@ -46,7 +46,9 @@ Units and currencies
     :data:`UNIT_ALIASES`: canonical code -> spellings; in data also
     :data:`DATA_UNIT_SPELLINGS`, the misspellings (``'Etherum'`` is ETH) and
     ``'Fiat currency'``, the code ``FIAT``, which with :data:`FIAT_CODES` marks a
-    government currency. A ticker written
+    government currency; :data:`TOKEN_CODES`, the common tokens' tickers. A word beside a
+    number in a value is a unit only when it is one of these codes, the ICO's own ticker or
+    its unit column's unit. A ticker written
     with Cyrillic or Greek look-alike letters (``'ЕТН'``) is read with
     their Latin twins (:data:`LOOKALIKES`) when every letter has one; text
     with other non-Latin letters is left as written.
@@ -193,8 +195,8 @@ APPROXIMATION_WORDS: Final = frozenset({
 #: Words that say what an amount is or was, never its unit: ``"Hardcap 20M"``, ``"5M soft"``,
 #: ``"Presale 0.1"``, ``"5M raised"``, ``"5M est."``. Beside a number (in any case: ``"5M
 #: HARDCAP"``) the amount is ``vague``, a qualified amount, never that number in a made-up unit
-#: ``HARDCAP``. English words, kept apart from tickers: a lowercase word outside
-#: :data:`NOT_UNITS` stays a ticker (``"5 link"`` is 5 LINK). A token whose ticker is one of
+#: ``HARDCAP``. Any other word is a unit only when known (:data:`TOKEN_CODES`: ``"5 link"`` is 5
+#: LINK; ``"5M required"`` is ``unknown_unit``). A token whose ticker is one of
 #: these (HARD, VALUE) is no unit written in a value: missing and a problem, never a guess.
 QUALIFIER_WORDS: Final = frozenset({
     "hard", "soft", "cap", "caps", "hardcap", "softcap", "target", "targeted", "goal", "limit",

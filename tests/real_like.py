@@ -25,6 +25,8 @@ from typing import Any, NamedTuple
 
 from messy_profiles import clean_profile, with_
 
+from icoframes.parse.scales import KNOWN_UNITS
+
 N_RECORDS = 240
 NAN = math.nan
 
@@ -236,6 +238,16 @@ def _swappable(raw: object) -> bool:
     return day != month and 1 <= day <= 12 and 1 <= month <= 12
 
 
+def _token_of(drawn: tuple, ticker: str) -> tuple:
+    """A purchase or cap drawn, as the ICO of ``ticker`` reads it: a value naming a token no
+    list knows, under no unit column, is that token only for the ICO of that ticker
+    (``"500 BFC"`` for BFC); for another ICO it names no unit known (``unknown_unit``)."""
+    raw, unit, _amount, code, _reason = drawn
+    if not unit and code is not None and code not in KNOWN_UNITS and code != ticker.upper():
+        return raw, unit, NAN, None, "unknown_unit"
+    return drawn
+
+
 def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], list[Truth]]:
     """``n`` profiles (ids 1..n) drawn from the catalogues, and the truth of every value."""
     rng = random.Random(seed)
@@ -254,18 +266,20 @@ def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], l
             raw, flag, reason = rng.choice(FLAGS)
             changes[path] = raw
             want("icos", column, raw, flag, reason)
-        raw, unit, amount, code, reason = rng.choice(PURCHASES)
-        changes.update({"finance.min_purchase": raw, "finance.purchase_unit": unit,
+        purchase = rng.choice(PURCHASES)
+        changes.update({"finance.min_purchase": purchase[0], "finance.purchase_unit": purchase[1],
                         "finance.max_purchase": ""})
-        want("icos", "min_purchase", raw, amount, reason)
-        # a unit column that names no unit is a problem row of its own, as its number's is
-        want("icos", "purchase_unit", unit, code, reason if reason == "unreadable_unit" else None)
-        raw, unit, amount, code, reason = rng.choice(CAPS)
-        changes.update({"finance.hard_cap": raw, "finance.caps_unit": unit,
+        cap = rng.choice(CAPS)
+        changes.update({"finance.hard_cap": cap[0], "finance.caps_unit": cap[1],
                         "finance.soft_cap": ""})
-        want("icos", "hard_cap", raw, amount, reason)
-        want("icos", "caps_unit", unit, code, reason if reason == "unreadable_unit" else None)
         raw, unit, ticker, price, code, reason = rng.choice(PRICES)
+        for (column, unit_column), drawn in ((("min_purchase", "purchase_unit"), purchase),
+                                             (("hard_cap", "caps_unit"), cap)):
+            raw_amount, raw_unit, amount, amount_code, why = _token_of(drawn, ticker)
+            want("icos", column, raw_amount, amount, why)
+            # a unit column that names no unit is a problem row of its own, as its number's is
+            want("icos", unit_column, raw_unit, amount_code,
+                 why if why == "unreadable_unit" else None)
         changes.update({"finance.token_price": raw, "finance.token_price_unit": unit,
                         "finance.ticker": ticker})
         want("icos", "token_price", raw, price, reason)

@@ -165,7 +165,8 @@ def test_a_unit_that_is_a_list_is_no_unit():
     ("~0.1 ETH", "vague"),         # a sign of approximation, then a unit: why it is no amount
     ("about 5 ETH", "vague"),
     ("$5 tokens", "unreadable_number"),
-    ("$5 BFC", "unit_conflict"),    # both ends units, two different ones
+    ("$5 LINK", "unit_conflict"),   # both ends units, two different ones
+    ("$5 BFC", "unknown_unit"),     # a token no list knows, of no ICO named: no unit (34)
     ("ETH 5 $", "unit_conflict"),
     # "$5k.$" was here (unreadable): parser 26 reads "k.$" as a value "5 k.$" reads, 5,000
     # USD, as parse_amount does (test_parse_v26_units)
@@ -177,11 +178,13 @@ def test_disagreeing_ends_say_why_the_value_is_no_amount(value, reason):
 
 
 def test_the_ticker_names_the_token_side_of_a_price():
-    prices, units, bad = read_price(["1 ABC = 2 XYZ", "1 ABC = 2 XYZ"], ["", ""],
-                                    tickers=["ABC", None])
-    assert prices[0] == 2.0 and units[0] == "XYZ"  # ABC is the ICO's token: 2 XYZ each
+    prices, units, bad = read_price(["1 ABC = 2 LINK", "1 ABC = 2 LINK", "1 ABC = 2 XYZ"],
+                                    ["", "", ""], tickers=["ABC", None, "ABC"])
+    assert prices[0] == 2.0 and units[0] == "LINK"  # ABC is the ICO's token: 2 LINK each
     assert math.isnan(prices[1]) and units[1] is None  # no ticker: two tokens, no currency
-    assert (bad.rows, bad.reasons) == ([1], ["unreadable_price"])
+    # a price in a token no list knows: no unit known (parser 34: was 2 XYZ)
+    assert math.isnan(prices[2]) and units[2] is None
+    assert (bad.rows, bad.reasons) == ([1, 2], ["unreadable_price", "unknown_unit"])
 
 
 @pytest.mark.parametrize(("value", "number", "unit"), [

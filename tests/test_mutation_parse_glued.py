@@ -9,10 +9,11 @@ A multiplier in capitals glued to any currency symbol multiplies, ``Ξ`` too, th
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from icoframes.parse.prices import split_multiplier
-from icoframes.parse.units import read_amounts, read_price
+from icoframes.parse.units import read_amount_group, read_amounts, read_price
 
 
 @pytest.mark.parametrize(("value", "number", "unit"), [
@@ -21,15 +22,17 @@ from icoframes.parse.units import read_amounts, read_price
 ])
 def test_a_multiplier_written_apart_leaves_a_glued_looking_unit_as_written(value, number,
                                                                             unit):
-    amounts, units, bad = read_amounts([value], [""])
-    assert (amounts.tolist(), units.tolist(), bad.values) == ([number], [unit], [])
+    # (the ICO's own ticker: parser 34 reads no other ticker unknown to its lists in a value)
+    amounts, units, bad = read_amount_group({"v": [value]}, [""], tickers=[unit])
+    assert (amounts["v"].tolist(), units.tolist(), bad["v"].values) == ([number], [unit], [])
 
 
 def test_a_multiplier_written_apart_in_an_exchange_leaves_the_unit_as_written():
+    # a price in KUSD, never thousands of USD: a unit no list knows (parser 34: was KUSD)
     prices, units, bad = read_price(["5k kUSD = 1M XYZ", "1 XYZ = 5 k kUSD"], ["", ""],
                                     tickers=["XYZ", "XYZ"])
-    assert prices.tolist() == [5e3 / 1e6, 5e3] and units.tolist() == ["KUSD", "KUSD"]
-    assert bad.values == []
+    assert np.isnan(prices).all() and units.tolist() == [None, None]
+    assert bad.reasons == ["unknown_unit"] * 2
 
 
 @pytest.mark.parametrize(("value", "number", "unit"), [
@@ -72,5 +75,7 @@ def test_without_the_icos_ticker_a_glued_looking_unit_is_read_as_before():
 def test_a_multiplier_before_no_unit_at_all_is_no_glued_multiplier(unit, token):
     # the rest names no unit (a missing marker, nothing): no currency, and never "the token"
     assert split_multiplier(unit, token) == ("", unit)
-    amounts, units, bad = read_amounts(["5kTBA"], [""])
-    assert (amounts.tolist(), units.tolist(), bad.values) == ([5.0], ["KTBA"], [])
+    amounts, units, bad = read_amount_group({"v": ["5kTBA"]}, [""], tickers=["KTBA"])
+    assert (amounts["v"].tolist(), units.tolist(), bad["v"].values) == ([5.0], ["KTBA"], [])
+    amounts, units, bad = read_amounts(["5kTBA"], [""])  # another ICO's: no unit known
+    assert np.isnan(amounts).all() and bad.reasons == ["unknown_unit"]

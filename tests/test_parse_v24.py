@@ -200,7 +200,9 @@ def test_a_character_whose_nfkc_form_holds_a_digit_is_a_foreign_digit(char):
 def test_a_unit_column_of_a_currency_symbol_and_a_scale_word_names_no_unit():
     # parser 23: the made-up unit "¥ M" (yen or yuan? and milli?)
     _unreadable(_group([5], "¥ m"), 5, "unreadable_unit")
-    _unreadable(_group([5], "₩ k"), 5, "unreadable_unit")
+    _unreadable(_group([5], "₹ k"), 5, "unreadable_unit")
+    # the won is a known currency since parser 34: thousands of it, as "€ k"
+    assert _group([5], "₩ k") == ([5000.0], ["KRW"], [])
 
 
 @pytest.mark.parametrize(("key", "month"), [("Mar '18", 3), ("Sept '18", 9), ("Mar'18", 3),

@@ -85,7 +85,8 @@ def test_a_glued_scale_after_a_currency_that_may_be_a_token_names_no_unit(unit):
     ("USDMln", ([5e6], ["USD"], []))])
 def test_a_ticker_in_capitals_and_a_lowercase_scale_word_are_still_read(unit, read):
     assert _group([5], unit) == read
-    assert _group([f"5 {unit}"], "") == read
+    # in a value, a ticker no list knows as the ICO's own (parser 34): never a scale of USD
+    assert _group([f"5 {unit}"], "", read[1][0]) == read
 
 
 @pytest.mark.parametrize("unit", ["MMUSD", "BNUSD", "MLNUSD", "MIOEUR", "THOUSANDUSD"])
@@ -163,7 +164,9 @@ def test_an_exchange_for_mln_in_capitals_not_the_icos_ticker_is_unreadable(ticke
 
 def test_an_exchange_for_mln_of_the_ico_mln_is_still_read():
     assert read_exchange("$1 = 5 MLN", "MLN") == (0.2, "USD")
-    assert read_exchange("$1 = 5 ABC", "XYZ") == (0.2, "USD")  # another word: as before
+    assert read_exchange("$1 = 5 ABC", None) == (0.2, "USD")  # another word: as before
+    # (for XYZ, ABC is no token of its: unreadable_price since parser 34)
+    assert _reason(read_exchange("$1 = 5 ABC", "XYZ")[0]) == "unreadable_price"
 
 
 # ------------------------------------------------- 5. two-digit years of roadmap keys

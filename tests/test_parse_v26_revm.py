@@ -14,7 +14,9 @@ import math
 import pytest
 from parse_reading import group as _group
 
+from icoframes.parse.base import bad
 from icoframes.parse.prices import read_exchange
+from icoframes.parse.scales import KNOWN_UNITS
 from icoframes.parse.units import read_price
 
 _PERCENT_COLUMNS = ["% of supply", "% share", "in %", "% of total", "(% of supply)",
@@ -45,17 +47,25 @@ _TICKERS = ["link", "xem", "steem", "ark", "btm", "gem", "bank", "storm", "dock"
             "xyzk", "xyzmln"]
 
 
-@pytest.mark.parametrize("ticker", [None, "XYZ", "LINK"])
+@pytest.mark.parametrize("ticker", [None, "XYZ", "LINK", "own"])
 @pytest.mark.parametrize("unit", _TICKERS)
 def test_a_lowercase_ticker_ending_in_a_scale_letter_is_that_ticker(unit, ticker):
     # no currency's letters before the scale letter: the ticker in capitals, as "5 mb" is 5 MB
-    # (8de907b: unreadable_number unless it was the ICO's own ticker)
+    # (8de907b: unreadable_number unless it was the ICO's own ticker); in a value, a ticker
+    # that is no known code nor the ICO's own is no unit known (parser 34): never a scale
     code = unit.upper()
+    ticker = code if ticker == "own" else ticker
     if ticker is not None and code != ticker and code.startswith(ticker):
         pytest.skip("the ICO's own letters before a scale: test_own_letters_and_a_scale...")
     assert _group([5], unit, ticker) == ([5.0], [code], [])
-    assert _group([f"5 {unit}", f"5{unit}"], "", ticker) == ([5.0, 5.0], [code, code], [])
-    assert read_exchange(f"1 ABC = 0.1 {unit}", "ABC") == (0.1, code)
+    if code in KNOWN_UNITS or code == ticker:
+        assert _group([f"5 {unit}", f"5{unit}"], "", ticker) == ([5.0, 5.0], [code, code], [])
+    else:
+        amounts, codes, unread = _group([f"5 {unit}", f"5{unit}"], "", ticker)
+        assert all(map(math.isnan, amounts)) and codes == [None, None]
+        assert unread == [(f"5 {unit}", "unknown_unit"), (f"5{unit}", "unknown_unit")]
+    assert read_exchange(f"1 ABC = 0.1 {unit}", "ABC") == (
+        (0.1, code) if code in KNOWN_UNITS else (bad("unknown_unit"), None))
 
 
 @pytest.mark.parametrize(("unit", "ticker"), [

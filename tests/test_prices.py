@@ -97,10 +97,22 @@ def test_exchange_prices_that_stay_problems(raw, ticker, unit, reason):
 ])
 def test_amounts_in_any_unit_keep_their_unit(path, unit_path, column, unit_column, raw, number,
                                             code):
-    tables = tidy([with_(clean_profile(), {path: raw, unit_path: ""})])
+    # a token no list knows (BFC, TAY) is the unit of the ICO of that ticker (parser 34)
+    tables = tidy([with_(clean_profile(), {path: raw, unit_path: "", "finance.ticker": code})])
     row = tables.icos.iloc[0]
     assert row[column] == number and row[unit_column] == code
     assert problem_values(tables, column) == []
+
+
+@pytest.mark.parametrize("raw", ["500 BFC", "6,535,424 TAY", "6,535,424 tay", "BFC 100",
+                                 "Price 0.1", "5M required"])
+def test_a_word_naming_no_unit_known_is_no_unit_of_another_ico(raw):
+    # parser 34: 500 BFC, 6535424 TAY for the ICO of AQB, and 0.1 PRICE, 5e6 REQUIRED: made-up
+    # units a word and another ICO's ticker alike, no row
+    tables = tidy([with_(clean_profile(), {"finance.hard_cap": raw, "finance.caps_unit": ""})])
+    row = tables.icos.iloc[0]
+    assert math.isnan(row["hard_cap"]) and pd.isna(row["caps_unit"])
+    assert problem_values(tables, "hard_cap") == [(raw, "unknown_unit")]
 
 
 @pytest.mark.parametrize("raw", ["500 tokens", "19 days", "100 per person", "500 BFC each"])
@@ -121,7 +133,7 @@ def test_a_ticker_unit_that_contradicts_the_unit_column_is_a_problem():
 def test_caps_in_two_different_tickers_are_not_combined():
     tables = tidy([with_(clean_profile(), {"finance.soft_cap": "1,000 ICX",
                                            "finance.hard_cap": "500 BFC",
-                                           "finance.caps_unit": ""})])
+                                           "finance.caps_unit": "", "finance.ticker": "BFC"})])
     row = tables.icos.iloc[0]
     # the shared unit cannot be both: neither amount is kept, both are reported
     assert math.isnan(row["soft_cap"]) and math.isnan(row["hard_cap"])

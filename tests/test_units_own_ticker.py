@@ -37,8 +37,8 @@ def _read(values: list, units: list, tickers: list | None = None):
     ("2mioKIN", "", "kin", 2e6, "KIN"), ("1.5bnKIN", "", "KIN", 1.5e9, "KIN"),
     ("5bKIN", "", "KIN", 5e9, "KIN"),
     # another ICO's ticker, or none: as before (all capitals is a ticker, "thousandUSD"
-    # thousands of USD; "kUSD" is unreadable since parser 26, test_parse_v26)
-    ("5KKIN", "", "XYZ", 5.0, "KKIN"), ("5KKIN", "", None, 5.0, "KKIN"),
+    # thousands of USD; "kUSD" is unreadable since parser 26, test_parse_v26; a ticker no
+    # list knows is a unit in a value as the ICO's own only, since parser 34: below)
     ("1,000 thousandUSD", "", "XYZ", 1e6, "USD"), ("1,000 thousandUSD", "", None, 1e6, "USD"),
     ("5KKIN", "", "KKIN", 5.0, "KKIN"),
     # a known unit stays that unit, whatever the ICO's ticker ends with
@@ -47,6 +47,14 @@ def _read(values: list, units: list, tickers: list | None = None):
 ])
 def test_an_amount_reads_the_icos_own_ticker(value, unit, ticker, number, code):
     assert _read([value], [unit], [ticker]) == ([number], [code], ([], []))
+
+
+@pytest.mark.parametrize("ticker", ["XYZ", None])
+def test_another_icos_ticker_that_no_list_knows_is_no_unit_in_a_value(ticker):
+    # parser 34: "5KKIN" for XYZ or no ticker was 5 KKIN (a made-up unit as "5M required")
+    amounts, codes, bad = _read(["5KKIN"], [""], [ticker])
+    assert math.isnan(amounts[0]) and codes == [None]
+    assert bad == (["5KKIN"], ["unknown_unit"])
 
 
 @pytest.mark.parametrize(("value", "unit", "ticker", "written"), [
@@ -61,8 +69,8 @@ def test_a_capital_multiplier_glued_to_the_icos_own_ticker_is_unreadable(value, 
     amounts, codes, bad = _read([value], [unit], [ticker])
     assert math.isnan(amounts[0]) and codes == [unit or None]
     assert bad == ([value], ["unreadable_number"])
-    if written is not None:  # another ICO's ticker: the unit as written (capitals: a ticker)
-        assert _read([value], [""], ["XYZ"]) == ([written[0]], [written[1]], ([], []))
+    if written is not None:  # the ticker as written is no multiple (capitals: a ticker)
+        assert _read([value], [""], [written[1]]) == ([written[0]], [written[1]], ([], []))
 
 
 def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_is_unreadable():
@@ -71,15 +79,15 @@ def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_is_unreadable():
     assert math.isnan(amounts[0]) and math.isnan(amounts[1])
     assert bad == (["5 mKIN", "5mKIN"], ["unreadable_number", "unreadable_number"])
     assert codes == [None, "KIN"]
-    # another ICO's ticker: the unit written, as before
-    assert _read(["5 mKIN"], [""], ["XYZ"]) == ([5.0], ["MKIN"], ([], []))
+    # an ICO of that ticker: the unit written, as before
+    assert _read(["5 mKIN"], [""], ["MKIN"]) == ([5.0], ["MKIN"], ([], []))
 
 
 @pytest.mark.parametrize(("value", "ticker", "price", "code"), [
     ("$1 = 5kKIN", "KIN", 1 / 5e3, "USD"),  # was 0.2 USD: "KKIN" read as a token
     ("1 mioKIN = $100", "KIN", 100 / 1e6, "USD"), ("1bnKIN = 2 ETH", "KIN", 2 / 1e9, "ETH"),
-    ("$1 = 5KKIN", "XYZ", 1 / 5, "USD"),  # another ICO: KKIN is the token side, as written
-    ("1 MOD = 0.5 USD", "XYZ", 0.5, "USD"),
+    ("$1 = 5KKIN", None, 1 / 5, "USD"),  # no ticker: KKIN is the token side, as written
+    ("1 MOD = 0.5 USD", None, 0.5, "USD"),  # (for XYZ: whose token? unreadable_price)
 ])
 def test_a_lowercase_multiplier_glued_to_the_icos_own_ticker_in_an_exchange(value, ticker,
                                                                             price, code):
@@ -205,7 +213,7 @@ def test_tidy_reads_a_multiplier_in_the_unit_column():
     ("5 USD. ", 5.0, "USD"), ("2,000,000 XYZ.", 2e6, "XYZ"),
 ])
 def test_a_final_dot_after_a_written_unit(value, number, code):
-    assert _read([value], [""]) == ([number], [code], ([], []))
+    assert _read([value], [""], ["XYZ"]) == ([number], [code], ([], []))
 
 
 def test_a_final_dot_is_no_unit():
@@ -226,8 +234,12 @@ def test_a_capital_multiplier_glued_to_a_currency_ending_in_a_symbol(value, numb
 
 
 def test_read_amounts_without_tickers_is_unchanged_for_all_capitals():
-    amounts, codes, _bad = read_amounts(["5KKIN", "5MUSD"], ["", ""])
-    assert amounts.tolist() == [5.0, 5.0] and codes.tolist() == ["KKIN", "MUSD"]
+    # tickers no list knows: no unit in a value without the ICO's ticker (parser 34)
+    amounts, codes, bad = read_amounts(["5KKIN", "5MUSD"], ["", ""])
+    assert np.isnan(amounts).all() and codes.tolist() == [None, None]
+    assert bad.reasons == ["unknown_unit"] * 2
+    assert _read(["5KKIN", "5MUSD"], ["", ""], ["KKIN", "MUSD"])[:2] == ([5.0, 5.0],
+                                                                          ["KKIN", "MUSD"])
 
 
 @pytest.mark.parametrize(("value", "unit", "ticker", "number", "code"), [
@@ -238,7 +250,7 @@ def test_read_amounts_without_tickers_is_unchanged_for_all_capitals():
     ("M$ 5", "", None, 5e6, "USD"), ("thousandUSD 5 USD", "", None, 5e3, "USD"),
     # the ICO's own ticker, and all capitals, as after the number
     ("kUSD 1,000", "", "KUSD", 1e3, "KUSD"), ("kKIN 5", "", "KIN", 5e3, "KIN"),
-    ("KUSD 5", "", None, 5.0, "KUSD"),
+    ("KUSD 5", "", "KUSD", 5.0, "KUSD"),
 ])
 def test_a_multiplier_glued_to_a_currency_before_the_number(value, unit, ticker, number, code):
     amounts, codes, bad = _read([value], [unit], [ticker])

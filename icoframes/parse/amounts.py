@@ -146,7 +146,8 @@ def read_raised(values: Sequence[object], tickers: Sequence[object] | None = Non
     Read as the amounts under a unit column ``USD`` are (:mod:`icoframes.parse.units`, the
     scale words alike: ``"1.2B"``, ``"$5M"``, ``"5 USD mln"``, ``"10 cents"`` is 0.1): by
     :func:`~icoframes.parse.rules.parse_amount`, then by the value reader for what it leaves. A
-    value in another unit is a ``unit_conflict`` (``"5000 ETH"``, ``"500 BFC"``, ``"$5 EUR"``),
+    value in another unit is a ``unit_conflict`` (``"5000 ETH"``, ``"$5 EUR"``; ``"500 BFC"``
+    for another ICO than BFC's, a unit no list knows, ``unknown_unit``),
     and one whose multiplier word is the ICO's ticker is unreadable (:func:`ticker_words`).
 
     Examples

@@ -28,6 +28,9 @@ written                        ticker      price
 
 A colon, an arrow (``→``, ``⇒``, ``->``, ``=>``) or ``per`` between an amount and its unit and
 another amount is the ``=`` of an exchange (:func:`~icoframes.parse.refusals.exchange_sign`).
+The currency side names a known code (:func:`unit_word`: ``"1 XYZ = 5 BFC"`` is
+``unknown_unit``), and for an ICO with a ticker the token side names it, a known code or a
+token word (``"1 BILL = 1 XLM"`` for XYZ: whose token? ``unreadable_price``).
 
 Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
 reason): a side with a range or several amounts (``1 ETH = 3640-3367 IML``:
@@ -136,21 +139,26 @@ def unit_word(text: str, own: str | None, column: str | None = None) -> bool:
         code == column and word)
 
 
-def no_unit(number: float | _Bad | None, *texts: str) -> float | _Bad | None:
+def no_unit(number: float | _Bad | None, rest: str, *texts: str) -> float | _Bad | None:
     """``number``, read from a value whose ``texts`` beside its number are no unit
-    (:func:`unit_word`), with the reason ``unknown_unit`` where it says only that the text is
-    no number and one of them is a word no list knows (``"Price 0.1"``, ``"5M required"``);
-    a word the refusals know keeps its reason (``"5M hard"``: ``vague``; ``"500 tokens"``).
+    (:func:`unit_word`), with the reason ``unknown_unit`` where it says only that the value is
+    no number, though the value without them (``rest``) is one amount, and one of them is a
+    word no list knows (``"Price 0.1"``, ``"5M required"``); a word the refusals know keeps
+    its reason (``"5M hard"``: ``vague``; ``"500 tokens"``), as does text that is no amount
+    without the word (``"1 ETH = 3,000 XYZ"`` outside a price).
 
     Examples
     --------
-    >>> no_unit(bad("unreadable_number"), "Price"), no_unit(bad("vague"), "hard")
+    >>> no_unit(bad("unreadable_number"), "0.1", "Price"), no_unit(bad("vague"), "5M", "hard")
     (Bad('unknown_unit'), Bad('vague'))
-    >>> no_unit(bad("unreadable_number"), "tokens"), no_unit(bad("unreadable_number"), "A$")
-    (Bad('unreadable_number'), Bad('unreadable_number'))
+    >>> no_unit(bad("unreadable_number"), "500", "tokens")
+    Bad('unreadable_number')
+    >>> no_unit(bad("unreadable_number"), "1 ETH = 3,000", "XYZ")
+    Bad('unreadable_number')
     """
     if number is bad("unreadable_number") and any(
-            _WORD_RE.fullmatch(text) and fold(text) not in NOT_UNITS for text in texts):
+            _WORD_RE.fullmatch(text) and fold(text) not in NOT_UNITS for text in texts) and (
+            isinstance(parse_amount(rest), float)):
         return bad("unknown_unit")
     return number
 

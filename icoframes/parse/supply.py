@@ -4,7 +4,8 @@ Directories write the supply as a number (``500000000``, ``"500M"``) or with the
 named: its ticker (``"500,000,000 KIN"``, ``"5kKIN"``) or the word ``tokens``
 (``"500,000,000 tokens"``). It is read like the amounts of :mod:`icoframes.parse.units`
 whose unit is the ICO's ticker: a value naming any other unit is no supply of tokens
-(``"$5M"``, ``"5 ETH"``, ``"500 BFC"`` for KIN: ``unit_conflict``), and a multiplier word
+(``"$5M"``, ``"5 ETH"``: ``unit_conflict``; ``"500 BFC"`` for KIN, a ticker no list knows:
+``unknown_unit``), and a multiplier word
 that is the ticker is unreadable (``"5 mln"`` for MLN).
 """
 

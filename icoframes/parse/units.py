@@ -14,8 +14,9 @@ value                               unit column            result
 ``"5k USD"``, ``"1.5bnUSD"``        USD or empty           5,000 and 1.5 billion, USD
 ``"bnUSD 5"``                       USD or empty           5 billion, USD
 ``"5kUSD"``, ``"5 mUSD"``           any                    missing (kUSD, mUSD: tokens)
-``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
-``"5 BUSD"``, ``"5 USDK"``          empty                  5; the unit becomes BUSD, USDK
+``"5KUSD"`` (all capitals), KUSD    empty                  5; the unit becomes KUSD
+``"5 BUSD"`` (a known token)        empty                  5; the unit becomes BUSD
+``"5 USDK"``, ``"Price 0.1"``, XYZ  empty or USD           missing (unknown_unit: no code)
 ``"5MMUSD"``, ``"5 USDk"``          any                    missing (millions? the token USDK?)
 ``"1,000 kUSD"``, ticker KUSD       empty                  1,000; the unit becomes KUSD
 ``"5kKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
@@ -30,7 +31,7 @@ value                               unit column            result
 ``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
-``"4,000,000 ICX"``                 empty                  the number; the unit becomes ICX
+``"4,000,000 ICX"``, ``"A$10M"``     empty                  the number; ICX, AUD
 ``"1 ETH = 3,000 XYZ"`` (price)     ETH or empty           1/3000, ETH
 ``"1 KBX = 0.00011 ETH"`` (price)   ETH or empty           0.00011, ETH
 ``"1 ETH = 3,000 XYZ"`` (price)     USD                    missing, counted as a problem
@@ -50,9 +51,9 @@ obey it as a unit column: ``"1.5m"`` beside ``"3,000 ETH"`` is missing, milli or
 A unit column that scales its numbers (``K USD``, ``USD mln``, ``cents``) or names no unit
 (``mln``, ``mil``, ``USD MLN``) is read by :mod:`icoframes.parse.unitcols`.
 
-A unit written in a value that is not a currency but looks like a ticker
-(``"500 BFC"``) is a unit like any other: the amount keeps it, upper-cased, and
-converting to USD leaves it missing unless a rate for it is given. Prices
+A word written in a value is a unit only when it is a known currency or token code, the
+ICO's own ticker or its unit column's unit (:func:`~icoframes.parse.prices.unit_word`:
+``"500 BFC"`` for BFC is 500 BFC, for XYZ ``unknown_unit``, as ``"Price 0.1"`` is). Prices
 written as an exchange (``"$1 = 6820 KIN"``, ``"50 AIR = $1"``) are read by
 :mod:`icoframes.parse.prices`. An amount is never negative.
 
@@ -196,7 +197,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
             if isinstance(number, float) and written_currency(text) == canonical_unit(currency):
                 return number, "USD"  # "$5b.USD": as raised reads it, by the one rule of units
             return no_unit(number if isinstance(number, _Bad) else bad("unreadable_number"),
-                           currency, written), None
+                           body[: suffix.start("cur")] + mult + before, currency, written), None
         currency = written
         body = body[: suffix.start("cur")] + mult
     if currency is None:
@@ -209,7 +210,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
         number = parse_amount(text)
         if isinstance(number, float):
             return number, written_currency(text)
-        return no_unit(number, currency), None  # never a made-up unit PRICE
+        return no_unit(number, body.strip() + before, currency), None  # never a unit PRICE
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
     return parse_amount(body.strip() + before), code
 

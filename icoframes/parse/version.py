@@ -204,4 +204,14 @@ __all__ = ["PARSER_VERSION"]
 #:     unreadable_number (was range). A price "1 ETH : 1000 XYZ", "1 ETH → 1000 XYZ", "1000
 #:     tokens per 1 ETH" is read as with "=" (0.001 ETH; was range), elsewhere
 #:     unreadable_number.
-PARSER_VERSION: Final = 33
+#: 34: a word beside a number is a unit only when it is a known currency or token code
+#:     (UNIT_ALIASES, FIAT_CODES, vocabulary.TOKEN_CODES), the ICO's own ticker or its unit
+#:     column's unit: "Price 0.1", "5M required", "capped 5M", "Аround 5M" (Cyrillic), "500
+#:     BFC" for XYZ were 0.1 PRICE, 5e6 REQUIRED... with no row; now missing, unknown_unit
+#:     (as are "500 BFC" in raised and tokens_for_sale: were unit_conflict, and "1 XYZ = 5
+#:     BFC"). An exchange whose token side is another unknown ticker, for an ICO with a ticker,
+#:     is unreadable_price ("1 BILL = 1 XLM" for XYZ: was 1 XLM, or a unit_conflict under
+#:     USD). Read now: A$, C$, HK$, S$, NZ$, R$, ₩, ₽ (AUD... were unreadable_number, or a unit
+#:     column naming no unit), RMB, yuan (CNY), SFr. (CHF), yen (JPY) (were YUAN, SFR...), and
+#:     unit columns "USD ($)", "Ether (ETH)", "in USD" (named no unit).
+PARSER_VERSION: Final = 34
