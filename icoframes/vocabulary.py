@@ -179,7 +179,7 @@ DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
 #: names no unit (``"mil"``, ``"USD mil"``): never a guess, never a unit ``MIL``.
 FOREIGN_MULTIPLIERS: Final = frozenset({"mil", "mill", "bil", "bio", "kk", "lakh", "lakhs",
                                         "crore", "crores", "tys", "millionen", "milliarden",
-                                        "mrd", "milliard", "milliards"})
+                                        "mrd", "milliard", "milliards", "млн", "млрд", "тыс"})
 
 #: Words of a percent, as ``%`` is: ``"5 percent"`` is no amount (reason ``percent``) and a
 #: unit column ``"percent"`` names no unit (never a unit ``PERCENT``).

@@ -171,3 +171,15 @@ def test_the_exchange_signs_are_declared_once():
 
 def test_the_new_reason_is_documented():
     assert "unknown_unit" in REASONS and "Price 0.1" in REASONS["unknown_unit"]
+
+
+@pytest.mark.parametrize("word", ["млн", "млрд", "тыс"])
+def test_russian_scale_words_are_no_unit(word):
+    # a foreign scale word: the value stays unreadable_number, never unknown_unit, and a unit
+    # column of one names no unit (parser 33: the unit МЛН...)
+    _, problems = _read({"hard_cap": f"20 {word}", "caps_unit": ""})
+    assert problems == {"hard_cap": (f"20 {word}", "unreadable_number")}
+    row, problems = _read({"hard_cap": 20, "caps_unit": word})
+    assert _missing(row["hard_cap"]) and _missing(row["caps_unit"])
+    assert problems == {"caps_unit": (word, "unreadable_unit"),
+                        "hard_cap": ("20", "unreadable_unit")}
