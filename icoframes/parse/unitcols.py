@@ -84,9 +84,6 @@ _RATE_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _NUMBER_RE: Final = re.compile(r"(?<![^\W_])[0-9]")
 # A unit in brackets or before a colon: "(USD)", "[USD]", "USD:".
 _BARE_RE: Final = re.compile(r"\(([^()]+)\)|\[([^\[\]]+)\]|([^:]+):")
-# A currency named twice, once in brackets ("USD ($)", "Ether (ETH)", "Dollar (USD)"), or
-# after "in" ("in USD"): that currency, when both names are of one known currency.
-_TWICE_RE: Final = re.compile(r"([^()]+?)\s*+\(([^()]+)\)|in\s++(.+)", re.IGNORECASE)
 # A dollar of no country ("$", "dollars"); one that says it is the US dollar ("USD", "US$",
 # "U.S. dollar", "United States dollars", "dollars (US)").
 _DOLLAR_RE: Final = re.compile(r"\$|\bdollars?\b", re.IGNORECASE)
@@ -269,6 +266,21 @@ def column_text(unit: object, price: bool = False) -> str | None:
     return _column_unit(unit, price)[0] if type(unit) is str else None
 
 
+def _named_once(text: str) -> str:
+    """A unit column naming one known currency twice, once in brackets (``"USD ($)"``, ``"Ether
+    (ETH)"``, ``"Dollar (USD)"``), or after "in" (``"in USD"``): that currency's name; any other
+    text as it is (``"USD (ETH)"``, ``"in %"``). Split by hand, no pattern: a lazy name before
+    spaces was quadratic in a long run of them."""
+    head, bracket, inner = text[:-1].rpartition("(") if text.endswith(")") else ("", "", "")
+    if bracket and "(" not in head and ")" not in inner and head.strip() and (
+            canonical_unit(head) == canonical_unit(inner) in CURRENCIES):
+        return inner.strip()
+    words = text.split(None, 1)
+    if len(words) == 2 and words[0].casefold() == "in" and canonical_unit(words[1]) in CURRENCIES:
+        return words[1]
+    return text
+
+
 @lru_cache(maxsize=1024)
 def _column_unit(unit: str, price: bool) -> tuple[str | None, str | None, bool]:
     """A unit column's text as :func:`_scaled` reads it (:func:`column_text`), its code, and
@@ -292,10 +304,7 @@ def _column_unit(unit: str, price: bool) -> tuple[str | None, str | None, bool]:
     inner = "".join(group for group in bare.groups() if group).strip() if bare else ""
     if canonical_unit(inner) in CURRENCIES:
         text = inner  # "(USD)", "USD:"
-    twice = _TWICE_RE.fullmatch(text)
-    if twice and canonical_unit(twice[2] or twice[3]) in CURRENCIES and (
-            twice[3] or canonical_unit(twice[1]) == canonical_unit(twice[2])):
-        text = twice[2] or twice[3]  # "USD ($)", "Ethereum (ETH)", "in USD"; not "USD (ETH)"
+    text = _named_once(text)  # "USD ($)", "Ethereum (ETH)", "in USD"; not "USD (ETH)"
     per = unit_per_token(text) if price else None  # "USD per token"
     text = text if per is None else per
     code = canonical_unit(text)

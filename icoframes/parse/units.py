@@ -105,6 +105,7 @@ from .unitcols import CENT, column_multipliers, column_text, dollar_in_doubt, sc
 __all__ = ["FIAT_CODES", "UNIT_ALIASES", "canonical_unit", "canonical_units",
            "read_amount_group", "read_amounts", "read_price", "written_amount"]
 
+
 def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.ndarray:
     """Canonical codes of a whole unit column: an object array of str or None.
 
