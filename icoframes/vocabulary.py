@@ -142,7 +142,7 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "GBP": ("gbp", "pound sterling", "british pound", "£"),
     "CHF": ("chf", "swiss franc", "swiss francs", "sfr", "sfr."),
     "CNY": ("cny", "rmb", "yuan", "renminbi"),
-    "JPY": ("jpy", "yen", "円"),
+    "JPY": ("jpy", "円"),
     "AUD": ("aud", "a$", "au$"),
     "CAD": ("cad", "c$", "ca$"),
     "HKD": ("hkd", "hk$"),

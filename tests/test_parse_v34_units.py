@@ -132,7 +132,7 @@ def test_an_exchange_for_another_unknown_ticker_is_no_price_of_this_ico(text):
     ("R$10M", 1e7, "BRL"), ("₩10B", 1e10, "KRW"), ("₽100M", 1e8, "RUB"), ("A$10B", 1e10, "AUD"),
     ("10M HK$", 1e7, "HKD"), ("100M ₽", 1e8, "RUB"), ("10 yuan", 10.0, "CNY"),
     ("10 RMB", 10.0, "CNY"), ("10 SFr.", 10.0, "CHF"), ("10M Swiss francs", 1e7, "CHF"),
-    ("10 U.S. dollars", 10.0, "USD"), ("10 yen", 10.0, "JPY"),
+    ("10 U.S. dollars", 10.0, "USD"), ("10 円", 10.0, "JPY"),
 ])
 def test_other_countries_dollars_won_rouble_yuan_and_franc_are_read(value, number, unit):
     row, problems = _read({"hard_cap": value, "caps_unit": ""})

@@ -122,7 +122,7 @@ def test_every_problem_names_the_ico_whose_raw_value_it_reports():
     assert_problems_point_at_their_values(tables, MESSY)
     # the planted values, each at its ICO
     rows = set(tables.problems.astype(object).itertuples(index=False, name=None))
-    assert {(1, "icos", "token_price", "1 BILL = 1 XLM", "unit_conflict"),  # 1 XLM per BILL
+    assert {(1, "icos", "token_price", "1 BILL = 1 XLM", "unreadable_price"),  # BILL: whose?
             (1, "icos", "kyc", "maybe", "unknown_flag"),
             (1, "distribution", "percent", "lots", "unreadable_number"),
             (4, "icos", "main", "oops", "wrong_shape"),

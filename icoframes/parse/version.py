@@ -212,6 +212,6 @@ __all__ = ["PARSER_VERSION"]
 #:     BFC"). An exchange whose token side is another unknown ticker, for an ICO with a ticker,
 #:     is unreadable_price ("1 BILL = 1 XLM" for XYZ: was 1 XLM, or a unit_conflict under
 #:     USD). Read now: A$, C$, HK$, S$, NZ$, R$, ₩, ₽ (AUD... were unreadable_number, or a unit
-#:     column naming no unit), RMB, yuan (CNY), SFr. (CHF), yen (JPY) (were YUAN, SFR...), and
+#:     column naming no unit), RMB, yuan (CNY), SFr. (CHF), 円 (JPY) (were YUAN, SFR...), and
 #:     unit columns "USD ($)", "Ether (ETH)", "in USD" (named no unit).
 PARSER_VERSION: Final = 34
