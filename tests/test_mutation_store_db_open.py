@@ -282,9 +282,9 @@ def test_one_connection_serves_every_call_while_the_file_stays_the_same(tmp_path
         db.close()
 
 
-def test_a_read_on_a_full_disk_says_so_and_reads_once_space_is_freed(tmp_path):
-    # the log's side files cannot be made: the opening fails, and the disk, not the folder,
-    # is the reason (an empty file opened read-only would lack the tables): said as such
+def test_a_read_on_a_full_disk_reads_and_a_write_says_the_disk_is_full(tmp_path):
+    # the log's side files cannot be made: the file is read as a read-only folder's is (what
+    # is cached is served), a write says the disk, not the folder, is why it cannot be kept
     from test_safety import _fill, _small_disk
 
     with _small_disk(tmp_path / "disk", "4m") as disk:
@@ -296,13 +296,41 @@ def test_a_read_on_a_full_disk_says_so_and_reads_once_space_is_freed(tmp_path):
         filler = _fill(disk, 0)
         again = Database(db.path, SCHEMA)
         try:
+            assert again.rows("SELECT v FROM t") == [("a",)] and again.read_only
             with pytest.raises(CacheError) as caught:
-                again.rows("SELECT v FROM t")
+                again.rows("INSERT INTO t VALUES (2, 'b')", write=True)
             assert str(caught.value) == str(disk_full(disk / "cache"))
             filler.unlink()
-            assert again.rows("SELECT v FROM t") == [("a",)] and not again.read_only
+            again.rows("INSERT INTO t VALUES (2, 'b')", write=True)
+            assert again.rows("SELECT v FROM t") == [("a",), ("b",)] and not again.read_only
         finally:
             again.close()
+
+
+def test_a_log_on_a_full_disk_that_only_its_index_could_show_says_the_disk_is_full(tmp_path):
+    # commits in the log need its index (-shm), which a full disk cannot hold: not read as
+    # if they were not there, and not taken for a read-only folder either
+    from test_safety import _fill, _small_disk
+
+    with _small_disk(tmp_path / "disk", "4m") as disk:
+        (folder := disk / "cache").mkdir(mode=0o700)
+        source = _folder(tmp_path) / "data.sqlite3"
+        with contextlib.closing(sqlite3.connect(source)) as writer:
+            writer.executescript("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;" + SCHEMA)
+            writer.execute("INSERT INTO t VALUES (1, 'a')")
+            writer.commit()
+            for suffix in ("", "-wal"):  # as a process killed while open leaves them
+                shutil.copyfile(f"{source}{suffix}", folder / f"data.sqlite3{suffix}")
+        filler = _fill(disk, 0)
+        db = Database(folder / "data.sqlite3", SCHEMA)
+        try:
+            with pytest.raises(CacheError) as caught:
+                db.rows("SELECT v FROM t")
+            assert str(caught.value) == str(disk_full(folder))
+            filler.unlink()
+            assert db.rows("SELECT v FROM t") == [("a",)]
+        finally:
+            db.close()
 
 
 @pytest.mark.parametrize("write", [True, False])

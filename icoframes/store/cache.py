@@ -62,7 +62,6 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT OR IGNORE INTO meta VALUES ('version', 0), ('removed', 0);
 CREATE TABLE IF NOT EXISTS profiles (
     id INTEGER PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('fetched', 'gone', 'failed')),
     status TEXT, summary TEXT, raw TEXT, fetched_at INTEGER, version INTEGER,
@@ -77,6 +76,9 @@ CREATE TABLE IF NOT EXISTS lists (
 CREATE TABLE IF NOT EXISTS claims (
     id INTEGER PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
     expires REAL NOT NULL);
+-- 0 in a new cache only: gone beside copies, it is repaired (rows.repair_counter), never 0
+INSERT OR IGNORE INTO meta SELECT 'version', 0 WHERE NOT EXISTS (SELECT 1 FROM profiles)
+    UNION ALL SELECT 'removed', 0 WHERE NOT EXISTS (SELECT 1 FROM profiles);
 """
 
 #: Frames decoded from stored answers, by schema, database and key, with the digest of the
@@ -350,12 +352,20 @@ class Cache(InDatabase):
         return from_ms(rows[0][0]) if rows else None
 
     def list_params(self, *, fetched_after: dt.datetime | None = None) -> list[dict[str, Any]]:
-        """The parameters of every cached list result (one small read: no list decoded); with
-        ``fetched_after``, of those fetched after then only."""
-        after = -(2 ** 62) if fetched_after is None else ms(fetched_after)
-        return [json.loads(row[0]) for row in self._rows(
-            "SELECT params FROM lists WHERE key != ? AND fetched_at > ? ORDER BY key",
-            FILTER_SET, after)]
+        """The parameters of each cached list (``fetched_after``: those fetched after then)."""
+        after, found = -(2 ** 62) if fetched_after is None else ms(fetched_after), []
+        for rowid, text in self._rows("SELECT rowid, CAST(params AS BLOB) FROM lists WHERE key "
+                                      "!= ? AND fetched_at > ? ORDER BY key", FILTER_SET, after):
+            with contextlib.suppress(ValueError, TypeError):  # (else removed, as by _answer)
+                if isinstance(params := json.loads(text), dict):
+                    found.append(params)
+                    continue
+            gone = not self._read_only() and self._rows(  # (unless rewritten meanwhile)
+                "DELETE FROM lists WHERE rowid = ? AND CAST(params AS BLOB) IS ? RETURNING 1",
+                rowid, text, write=True)
+            warn(f"icoframes cache: a stored list's parameters in {self.path} do not read; it is "
+                 f"{'removed' if gone else 'left out'} (paged again when asked for)", CacheWarning)
+        return found
 
     def read_filters(self) -> Stored | None:
         """The cached filter set (None when there is none)."""

@@ -197,12 +197,18 @@ class Database:
                 try:
                     self._conn = self._open_writable(uri + ("" if write else "&mode=rw"))
                 except sqlite3.OperationalError as exc:
-                    # read-only is for a folder this process may not write to (a full disk:
-                    # said, as an empty file opened read-only would lack the tables)
-                    if (write and os.access(self.path.parent, os.W_OK)) or _full(
-                            exc, self.path.parent):
+                    # read-only is for a folder this process may not write to, and for a read
+                    # on a full disk (opening to write makes the log's index): what is cached
+                    # is served, and a write there says the disk is full when it comes
+                    full = _full(exc, self.path.parent)
+                    if write and (full or os.access(self.path.parent, os.W_OK)):
                         raise
-                    self._conn = self._open_read_only(uri)
+                    try:
+                        self._conn = self._open_read_only(uri)
+                    except CacheError:
+                        if full:  # (the log holds commits only its index can show)
+                            raise disk_full(self.path.parent) from None
+                        raise
             except sqlite3.DatabaseError as exc:
                 if not _error(exc, "SQLITE_CORRUPT", "SQLITE_NOTADB"):
                     raise

@@ -104,6 +104,14 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
                                  "Move it away (or set cache_dir to where it points).")
     if not hasattr(os, "getuid"):
         return True  # Windows: its ACLs are not modes
+    # a link another user planted (in a shared /tmp) picks where the cache goes: refused as
+    # fs.protected_symlinks would, where that is off
+    link = path.lstat() if follow else info
+    if stat.S_ISLNK(link.st_mode) and link.st_uid not in (os.getuid(), 0):
+        raise CacheFolderRefused(
+            f"{what} {path} is refused: it is a symbolic link of another user (uid "
+            f"{link.st_uid}; you are uid {os.getuid()}): whoever owns it chose where it "
+            f"points. {SET_CACHE_DIR}")
     if info.st_uid != os.getuid():
         problem = (f"it belongs to another user (uid {info.st_uid}; you are uid {os.getuid()}): "
                    "whoever owns it could plant data you would load")
