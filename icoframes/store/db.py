@@ -3,8 +3,8 @@
 One :class:`Database` per process and file, shared by its threads under a lock; writes begin
 ``IMMEDIATE``; a transaction an interrupt left is rolled back. What is refused, set aside as
 ``*.corrupt`` or read-only, and what a commit survives: ``docs/guide/cache.md``. A folder this
-process may not write to is read ``mode=ro``, or ``immutable=1`` when no log may hold commits
-it lacks.
+process may not write to (or a read on a full disk) is read ``mode=ro``, or ``immutable=1`` when
+no log may hold commits it lacks.
 """
 from __future__ import annotations
 

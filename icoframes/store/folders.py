@@ -125,7 +125,8 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
 
 
 def check_cache_dir(root: Path, *, create: bool) -> bool:
-    """Refuse a cache dir another user could write to; make it (0700) when ``create``."""
+    """Refuse a cache dir another user could write to, or a link of another user's; make it
+    (0700) when ``create``."""
     return _checked(root, "the cache dir", create=create, follow=True)
 
 
