@@ -421,16 +421,20 @@ class Cache(InDatabase):
     def counts(self) -> dict[str, Any]:
         """Profiles by state (``not_fetched``: listed ids without any outcome), list queries,
         the oldest and newest copy's time."""
-        states = dict.fromkeys(("fetched", "gone", "failed"), 0)
-        states.update(self._rows("SELECT state, count(*) FROM profiles GROUP BY state"))
-        # the listed ids are those of the items that are objects (a damaged list is read
-        # around: the load that reads it removes it)
-        [(states["not_fetched"], queries, oldest, newest)] = self._rows(
-            "SELECT (SELECT count(DISTINCT id) FROM (SELECT CAST(json_extract(item.value, '$.id')"
-            " AS INTEGER) AS id FROM lists, json_each(CASE WHEN json_valid(lists.raw) THEN "
-            "lists.raw END) AS item WHERE lists.key != ?1 AND item.type = 'object') WHERE id > 0 "
-            "AND id NOT IN (SELECT id FROM profiles)), (SELECT count(*) FROM lists WHERE key != "
-            "?1), min(fetched_at), max(fetched_at) FROM profiles WHERE typeof(fetched_at) = "
-            "'integer'", FILTER_SET) or [(0, 0, None, None)]
+        states = dict.fromkeys(("fetched", "gone", "failed", "not_fetched"), 0)
+        found: tuple[Any, ...] = (0, 0, None, None)
+        with self._read() as conn:  # one transaction: a copy kept meanwhile is counted once
+            if conn is not None:
+                states.update(conn.execute("SELECT state, count(*) FROM profiles GROUP BY state"))
+                # the listed ids are those of the items that are objects (a damaged list is
+                # read around: the load that reads it removes it)
+                found = conn.execute(
+                    "SELECT (SELECT count(DISTINCT id) FROM (SELECT CAST(json_extract(item.value,"
+                    " '$.id') AS INTEGER) AS id FROM lists, json_each(CASE WHEN json_valid("
+                    "lists.raw) THEN lists.raw END) AS item WHERE lists.key != ?1 AND item.type "
+                    "= 'object') WHERE id > 0 AND id NOT IN (SELECT id FROM profiles)), (SELECT "
+                    "count(*) FROM lists WHERE key != ?1), min(fetched_at), max(fetched_at) FROM "
+                    "profiles WHERE typeof(fetched_at) = 'integer'", (FILTER_SET,)).fetchone()
+        states["not_fetched"], queries, oldest, newest = found
         return {"states": states, "list_queries": queries, "oldest": from_ms(oldest),
                 "newest": from_ms(newest)}
