@@ -44,7 +44,11 @@ def _alive(pid: int, host: str) -> bool:
         return False
     except OSError:  # another user's process: it exists
         pass
-    return True
+    try:  # killed but not reaped yet (a zombie, state Z or X) holds nothing: Linux's /proc
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[:1] not in ([b"Z"], [b"X"])
+    except OSError:  # no /proc (not Linux): only kill tells
+        return True
 
 
 #: The start of every token this process makes (new in a forked child), then a count: a
