@@ -14,6 +14,7 @@ import logging
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +27,7 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.api.client import Client
+from icoframes.fetch.inflight import FINISHING
 from icoframes.fetch.pool import RequestPool
 from icoframes.store.cache import Cache
 
@@ -247,3 +249,45 @@ def test_a_ctrl_c_before_the_request_left_says_no_request_is_finishing(tmp_path)
             icoframes.reset_configuration()
     assert srv.hits == {}  # it never left
     assert not [line for line in said if "finishing" in line], said
+
+
+def test_a_ctrl_c_while_the_request_connects_counts_it(tmp_path):
+    """The Ctrl-C lands once the request passed the last check, as its worker connects (held
+    there until the finishing line is said): it may reach the service, so the line counts
+    it, as "sent or connecting" (a connection that then fails would have sent nothing)."""
+    told, said = threading.Event(), []
+
+    def ctrl_c_as_it_connects(frame, event, arg) -> None:  # the worker's thread
+        if event == "c_call" and getattr(arg, "__name__", "") == "connect" and isinstance(
+                getattr(arg, "__self__", None), socket.socket):
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)  # caught by the load's thread, which says it
+            told.wait(HANG_GUARD)
+
+    class Told(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+            told.set()
+
+    logger, handler = logging.getLogger("icoframes.fetch.inflight"), Told()
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    with HostileServer({FILTERS: json_reply(FILTER_SET)}) as srv:
+        _configured(srv, tmp_path)
+        logger.addHandler(handler)
+        try:
+            threading.setprofile(ctrl_c_as_it_connects)  # (threads made from now on)
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    icoframes.load_filters()
+            finally:
+                threading.setprofile(None)  # type: ignore[arg-type]
+                signal.signal(signal.SIGINT, before)
+                logger.removeHandler(handler)
+            assert icoframes.cache_info().requests_today == 1  # it left: paid for
+        finally:
+            icoframes.reset_configuration()
+    assert srv.hits == {FILTERS: 1}
+    assert [line for line in said if "finishing" in line] == [
+        f"interrupted (SIGINT): finishing 1 request already sent or connecting (paid for once "
+        f"sent: their answers are kept), for {FINISHING:g} s at most; press Ctrl-C again to "
+        "stop now"], said

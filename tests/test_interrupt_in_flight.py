@@ -120,9 +120,9 @@ def test_a_ctrl_c_keeps_the_answers_in_flight_and_each_profile_is_asked_once(
     assert requests["ico"] == len(listed) and set(served.values()) == {1}
     assert booked == sum(requests.values())  # the ledger counts what the service received
     assert cut["ico"] == WORKERS and kept == WORKERS and claims == [(0,)]
-    assert lines == [f"interrupted (SIGINT): finishing {WORKERS} requests already sent (paid "
-                     f"for: their answers are kept), for {HANG_GUARD:g} s at most; press "
-                     "Ctrl-C again to stop now"]
+    assert lines == [f"interrupted (SIGINT): finishing {WORKERS} requests already sent or "
+                     f"connecting (paid for once sent: their answers are kept), for "
+                     f"{HANG_GUARD:g} s at most; press Ctrl-C again to stop now"]
 
 
 def test_a_second_ctrl_c_while_the_load_finishes_cuts_the_requests_at_once(
@@ -225,9 +225,9 @@ def test_the_finishing_line_counts_only_the_requests_that_left(tmp_path, patient
     assert calls == ["ico"] * WORKERS
     assert requests["ico"] == WORKERS - 1 and kept == WORKERS - 1  # the fourth never left
     assert booked == sum(requests.values())  # its booking handed back
-    assert lines == [f"interrupted (SIGINT): finishing {WORKERS - 1} requests already sent "
-                     f"(paid for: their answers are kept), for {HANG_GUARD:g} s at most; "
-                     "press Ctrl-C again to stop now"]
+    assert lines == [f"interrupted (SIGINT): finishing {WORKERS - 1} requests already sent or "
+                     f"connecting (paid for once sent: their answers are kept), for "
+                     f"{HANG_GUARD:g} s at most; press Ctrl-C again to stop now"]
 
 
 _SCRIPT = """

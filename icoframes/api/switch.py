@@ -55,9 +55,11 @@ class StopSwitch:
 
     @property
     def on_wire(self) -> int:
-        """Attempts that left and are not over (:meth:`sending` to :meth:`release`). Read once
-        the load is stopped (:meth:`stop_sending`), it is every attempt sent: none leaves after
-        it, and one that is leaving was counted (what a Ctrl-C's "finishing" line says)."""
+        """Attempts that left and are not over (:meth:`sending` to :meth:`release`): sent, or
+        still connecting (the count comes before the connection, which may fail: then nothing
+        was sent). Read once the load is stopped (:meth:`stop_sending`), it holds every attempt
+        sent: none leaves after it, and one that is leaving was counted (what a Ctrl-C's
+        "finishing" line says)."""
         with self._lock:
             return len(self._sending)
 
@@ -125,8 +127,9 @@ class StopSwitch:
         self.check()
 
     def sending(self) -> None:
-        """The calling thread's attempt leaves now (counted in :attr:`on_wire` until
-        :meth:`release`), or :class:`Cancelled` once the load is stopped (:meth:`check`).
+        """The calling thread's attempt leaves now, to connect then send (counted in
+        :attr:`on_wire` until :meth:`release`), or :class:`Cancelled` once the load is
+        stopped (:meth:`check`).
         Both under the lock: a count read after a stop holds every attempt that passed."""
         with self._lock:
             self.check()

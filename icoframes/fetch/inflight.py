@@ -149,9 +149,10 @@ def grace(stop: BaseException | None, *, interrupted: bool, unpaid: Collection[o
     for at the daily limit or a ledger's error (``stop``, paid for: a cache error of the crawl
     itself, ``unpaid``, is not the ledger's); :data:`GRACE` after another stop. After a signal
     ``held`` caught, :data:`FINISHING` at most, which is said when ``sent`` requests are on
-    their way (a user pressed Ctrl-C, and the load goes on): those that left, read once no
-    other may (:attr:`~icoframes.api.switch.StopSwitch.on_wire`), not those handed to the
-    pool that never will (one waiting for its turn or a retry's)."""
+    their way (a user pressed Ctrl-C, and the load goes on): those sent or still connecting
+    (not paid for should the connection fail), read once no other may start
+    (:attr:`~icoframes.api.switch.StopSwitch.on_wire`), not those handed to the pool that
+    never will (one waiting for its turn or a retry's)."""
     if stop is not None or held.caught is not None:
         halt()
     if interrupted:
@@ -162,8 +163,9 @@ def grace(stop: BaseException | None, *, interrupted: bool, unpaid: Collection[o
     seconds = FINISHING if paid or stop is None else min(GRACE, FINISHING)
     if sent:
         name = signal.Signals(held.signum).name if held.signum else "a signal"
-        log.warning("%s (%s): finishing %s already sent (paid for: their answers are kept), "
-                    "for %g s at most; %s", "interrupted" if name == "SIGINT" else "terminated",
+        log.warning("%s (%s): finishing %s already sent or connecting (paid for once sent: "
+                    "their answers are kept), for %g s at most; %s",
+                    "interrupted" if name == "SIGINT" else "terminated",
                     name, counted(sent, "request"), seconds,
                     "press Ctrl-C again to stop now" if name == "SIGINT"
                     else "a Ctrl-C (SIGINT) stops it now")
