@@ -255,20 +255,23 @@ _LONG_UNITS: Final = {"m": "month", "mo": "month", "mos": "month", "month": "mon
 _NUMBER_UNIT = re.compile(r"\+?P?(\d+(?:\.\d+)?)\s*([A-Za-z]+)")
 
 
-def durations_meant(text: str) -> list[pd.Timedelta]:
+def durations_meant(text: str, *, months: bool = True) -> list[pd.Timedelta]:
     """The durations a text in a unit pandas does not read (or that means two things) most
     likely means, as its refusal suggests them (:func:`age_hint`): ``"6m"``, 6 minutes or
-    180 days; ``"2 weeks"``, 14 days; ``"7T"``, 7 minutes; ``[]`` when it suggests none. A
-    setting of seconds (``timeout``) suggests the seconds of those it takes.
+    180 days (not ``months``: 6 minutes only); ``"2 weeks"``, 14 days; ``"7T"``, 7 minutes;
+    ``[]`` when it suggests none. A setting of seconds (``timeout``), which no one writes in
+    months, suggests the seconds of those it takes.
 
     Examples
     --------
     >>> durations_meant("6m")
     [Timedelta('0 days 00:06:00'), Timedelta('180 days 00:00:00')]
+    >>> durations_meant("0.001m", months=False)
+    [Timedelta('0 days 00:00:00.060000')]
     >>> durations_meant("12 hrs"), durations_meant("7T"), durations_meant("soon")
     ([Timedelta('0 days 12:00:00')], [Timedelta('0 days 00:07:00')], [])
     """
-    return [pd.Timedelta(meant) for meant in _unit_meant(text)[1]]
+    return [pd.Timedelta(meant) for meant in _unit_meant(text, months=months)[1]]
 
 
 def _unit_hint(text: str) -> str:
@@ -278,7 +281,7 @@ def _unit_hint(text: str) -> str:
     return why + (f"; did you mean {' or '.join(map(repr, meant))}?" if meant else "")
 
 
-def _unit_meant(text: str) -> tuple[str, list[str]]:
+def _unit_meant(text: str, *, months: bool = True) -> tuple[str, list[str]]:
     """Why a duration in a unit pandas does not read is refused, when that is not the unit
     alone (``""``), and what it most likely means, as text an age takes (a hint never
     suggests a refused one, ``"9e9m"``'s days past a timedelta's): ``"2 weeks"``,
@@ -290,7 +293,8 @@ def _unit_meant(text: str) -> tuple[str, list[str]]:
         return (" (m: minutes or months?)" if _bare_m(word) else ""), []
     number, unit = float(found[1]), found[2]
     if _bare_m(word):  # "6m": minutes to pandas
-        return " (m: minutes or months?)", _taken(f"{number:g}min", f"{number * 30:g}D")
+        return " (m: minutes or months?)", _taken(f"{number:g}min",
+                                                  *([f"{number * 30:g}D"] if months else []))
     if (long := _LONG_UNITS.get(unit.casefold())) is not None:
         return f" (a {long} has no fixed length)", _taken(f"{number * _FIXED_DAYS[long]:g}D")
     for meant in (_UNIT_WORDS.get(unit.casefold()), unit.lower(), unit.upper()):

@@ -33,6 +33,8 @@ def joined_parts(text: str, *, spaces: bool = False, slashes: bool = True) -> li
     ``spaces`` is for values that never hold one (a ticker, an id): a name may
     (``"United Kingdom"``, ``"Real Estate"``). ``slashes=False`` is for text a slash
     does not join as a list (an age: pandas sums ``"7D,12h"``, but reads no ``"7D/12h"``).
+    Slashes between parts that hold no letter join none either: they write a date
+    (``"2024/01/05"``) or a fraction (``"1/2"``), not ids.
 
     Examples
     --------
@@ -42,11 +44,15 @@ def joined_parts(text: str, *, spaces: bool = False, slashes: bool = True) -> li
     (['Singapore', 'USA'], [])
     >>> joined_parts("United Kingdom"), joined_parts("ETH,"), joined_parts("Singapore")
     ([], [], [])
+    >>> joined_parts("2024/01/05"), joined_parts("1/2"), joined_parts("1, 2")
+    ([], [], ['1', '2'])
     """
     if not isinstance(text, str):
         return []
     separators = [_SEPARATOR, *([_SLASH] if slashes else []), *([_SPACES] if spaces else [])]
     parts = [part for part in re.split("|".join(separators), text.strip()) if part]
+    if slashes and "/" in text and not any(map(str.isalpha, "".join(parts))):
+        return joined_parts(text, spaces=spaces, slashes=False)
     return parts if len(parts) >= 2 else []
 
 

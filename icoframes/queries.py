@@ -45,7 +45,7 @@ from .errors import (
     quoted,
     warn,
 )
-from .joinedlists import list_hint, near_the_whole
+from .joinedlists import joined_parts, list_hint, near_the_whole
 from .numerals import (
     INT64_MAX,
     as_integer,
@@ -381,11 +381,16 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
         # "Singapore, Atlantis": never a part alone; but a near name of the whole text, with
         # a comma ("Korea, Republic of") or none ("Bosnia/Herzegovina"), if one
         suggestions = [n for n in suggestions if near_the_whole(value, n)]
-    hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
-    # "Singapore, USA": the list pasted as one value; a name that holds a comma first
-    hint = hint or list_hint(value, lambda part: spelled.get(part.casefold()) if place else (
+    # "Singapore, USA": the list pasted as one value, before any near name of the whole, which
+    # would drop names that are all known ("Malta, USA" is no 'Malaysia')
+    as_list = list_hint(value, lambda part: spelled.get(part.casefold()) if place else (
         pasted_id(part) if not _is_name(part) else spelled.get(part.casefold())))
+    # yet a near name that holds a comma itself ("finance,banking": 'Finance, Banking') is
+    # written as the value is; one that holds none only when no list reads ("New/Zealand")
+    if as_list and not any(joined_parts(name) for name in suggestions):
+        suggestions = []
+    hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else as_list
     raise InvalidParameter(f"unknown {key if place else key + ' name'} {quoted(value)}{hint} (see "
                            f"the {'location' if place else key} rows of icoframes.load_filters())")
 

@@ -131,14 +131,14 @@ def seconds(value: Any) -> float:
 
 def _seconds_meant(value: Any) -> list[float]:
     """The seconds of the duration text writes, as an age argument reads it (``"30s"``: 30),
-    else of those its refusal would suggest (``"6m"``: 360, or 180 days; ``"12 hrs"``);
+    else of those its refusal would suggest (``"6m"``: 360, never months; ``"12 hrs"``);
     ``[]`` when it writes none (not text, a number's text, or no duration)."""
     if not isinstance(value, str):
         return []
     duration = duration_text(value)
     # duration.value: nanoseconds (pandas 2.2's total_seconds() cuts them: "0.1234567s")
     return [one.value / 1e9 for one in ([duration] if duration is not None
-                                        else durations_meant(value))]
+                                        else durations_meant(value, months=False))]
 
 
 # a service name becomes a folder of the cache dir: one plain path segment, never the

@@ -8,6 +8,7 @@ meant.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -18,6 +19,7 @@ import icoframes
 from icoframes import sandbox
 from icoframes.api.params import validate_list_params
 from icoframes.errors import InvalidParameter
+from icoframes.queries import build_queries
 
 #: What an age argument takes, as its refusals say it.
 _AGE = "a timedelta, a duration such as '7D' or '12h', seconds"
@@ -145,10 +147,24 @@ def test_seconds_under_a_day_as_a_rate_age_are_refused_with_the_days_they_most_l
                                       "icoframes.load_filters())"),
     ({"location": "Singapur/USA"}, "unknown location 'Singapur/USA' (see the location rows of "
                                    "icoframes.load_filters())"),  # never a part alone
+    # every part known: the list, never a name only near the whole text
+    ({"location": "Malta, USA"}, "unknown location 'Malta, USA'; did you mean ['Malta', 'USA']? "
+                                 "(see the location rows of icoframes.load_filters())"),
+    ({"location": "Malta/USA"}, "unknown location 'Malta/USA'; did you mean ['Malta', 'USA']? "
+                                "(see the location rows of icoframes.load_filters())"),
+    ({"location": "Israel, Canada"}, "unknown location 'Israel, Canada'; did you mean "
+                                     "['Israel', 'Canada']? (see the location rows of "
+                                     "icoframes.load_filters())"),
+    ({"category": "Energy, Investment"}, "unknown category name 'Energy, Investment'; did you "
+                                         "mean ['Energy', 'Investment']? (see the category rows "
+                                         "of icoframes.load_filters())"),
     ({"platform": "1, 2"}, "invalid list parameter platform='1, 2': '1, 2' is no id nor name; "
                            "did you mean [1, 2]?"),
-    ({"platform": "1/2"}, "invalid list parameter platform='1/2': '1/2' is no id nor name; "
-                          "did you mean [1, 2]?"),
+    # but slashes between numbers alone write a date or a fraction, not ids
+    ({"category": "2024/01/05"}, "unknown category name '2024/01/05' (see the category rows "
+                                 "of icoframes.load_filters())"),
+    ({"platform": "1/2"}, "unknown platform name '1/2' (see the platform rows of "
+                          "icoframes.load_filters())"),
     ({"type": ["1 2"]}, "invalid list parameter type=['1 2']: '1 2' is no id nor name; "
                         "did you mean [1, 2]?"),
 ])
@@ -156,6 +172,29 @@ def test_a_list_pasted_as_one_filter_value_is_refused_with_its_list_form(warm, f
     with pytest.raises(InvalidParameter) as caught:
         icoframes.load_icos("past", progress=False, **filters)
     assert str(caught.value) == message
+    assert warm.stats.requests.total() == 0
+
+
+@pytest.mark.slow
+def test_two_known_names_joined_are_hinted_as_their_list_never_as_one_name(warm):
+    # every ordered pair of the filter set's names, joined as a CSV cell or prose joins them:
+    # a name only near the whole text ("Malta, USA": 'Malaysia') would drop both
+    filter_set = icoframes.load_filters()
+    wrong = []
+    for kind, rows in filter_set.groupby("filter"):
+        key = "location" if kind == "location" else str(kind)
+        names = [name for name in rows["name"] if isinstance(name, str)]
+        pairs = list(itertools.permutations(names, 2))
+        for n, (first, second) in enumerate(pairs):
+            value = (", ", "/", " / ")[n % 3].join((first, second))
+            try:
+                build_queries("past", {key: value}, lambda rows=rows: rows)
+            except InvalidParameter as exc:
+                if f"; did you mean {[first, second]!r}? (see" not in str(exc):
+                    wrong.append(str(exc))
+            else:
+                wrong.append(f"{key}={value!r} taken")
+    assert not wrong, f"{len(wrong)} pairs: {wrong[:5]}"
     assert warm.stats.requests.total() == 0
 
 
@@ -228,6 +267,7 @@ def test_tables_given_to_to_usd_is_refused_with_its_icos_table():
     ("30s", "30"), ("1min", "60"), ("1.5h", "5400"),
     # what an age's refusal suggests, in seconds: "6m" is minutes (months: over a day)
     ("6m", "360"), ("6M", "360"), ("7T", "420"), ("12 hrs", "43200"),
+    ("0.001m", "0.06"),  # never months (2592 s): no one writes a timeout in months
 ])
 def test_a_setting_of_seconds_given_as_a_duration_says_its_seconds(value, seconds):
     # a setting is a number of seconds (an environment variable too): a duration is refused
