@@ -139,13 +139,16 @@ def unit_word(text: str, own: str | None, column: str | None = None) -> bool:
         code == column and word)
 
 
-def no_unit(number: float | _Bad | None, rest: str, *texts: str) -> float | _Bad | None:
+def no_unit(number: float | _Bad | None, rest: str, *texts: str, own: str | None = None,
+            column: str | None = None) -> float | _Bad | None:
     """``number``, read from a value whose ``texts`` beside its number are no unit
     (:func:`unit_word`), with the reason ``unknown_unit`` where it says only that the value is
     no number, though the value without them (``rest``) is one amount, and one of them is a
     word no list knows (``"Price 0.1"``, ``"5M required"``); a word the refusals know keeps
     its reason (``"5M hard"``: ``vague``; ``"500 tokens"``), as does text that is no amount
-    without the word (``"1 ETH = 3,000 XYZ"`` outside a price).
+    without the word (``"1 ETH = 3,000 XYZ"`` outside a price). Only the texts that are no
+    unit (:func:`unit_word` of ``own`` and ``column``) count: in ``"CHF 10.-"`` the unit is
+    known, and the tail is what makes it no number.
 
     Examples
     --------
@@ -155,9 +158,12 @@ def no_unit(number: float | _Bad | None, rest: str, *texts: str) -> float | _Bad
     Bad('unreadable_number')
     >>> no_unit(bad("unreadable_number"), "1 ETH = 3,000", "XYZ")
     Bad('unreadable_number')
+    >>> no_unit(bad("unreadable_number"), "10", "CHF", "-")
+    Bad('unreadable_number')
     """
     if number is bad("unreadable_number") and any(
-            _WORD_RE.fullmatch(text) and fold(text) not in NOT_UNITS for text in texts) and (
+            _WORD_RE.fullmatch(text) and fold(text) not in NOT_UNITS
+            and not unit_word(text, own, column) for text in texts) and (
             isinstance(parse_amount(rest), float)):
         return bad("unknown_unit")
     return number

@@ -55,6 +55,10 @@ SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ET
                   "R$": "BRL"}
 #: A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 SYMBOL_CHARS: Final = frozenset("$€£Ξ₿₩₽")
+# The symbols with a country's letters ("A$", "BR" in "BR$"?): a scale letter glued before one
+# may be a country's letter ("BS$" Bahamian, "MA$"), so none multiplies it; "US$" is USD's own.
+_LETTERED: Final = frozenset(symbol for symbol in SYMBOLS if symbol != "US$" and any(
+    char.isalpha() and char not in SYMBOL_CHARS for char in symbol))
 #: The symbols as a regular expression (no group), longest first: "US$" before "$".
 SYMBOL_PATTERN: Final = "(?:{})".format("|".join(
     re.escape(symbol) for symbol in sorted(SYMBOLS, key=len, reverse=True)))
@@ -141,7 +145,9 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     word in capitals cannot be told either (``MMUSD``, ``BNUSD``: millions, or a token? None),
     nor can ``MLN`` or ``BLN`` in capitals, tickers (``MLN$``, ``MLNUSD``: None); a longer one
     not in capitals multiplies (``bnUSD``, ``mioEUR``). Before a symbol a scale word
-    multiplies in any case (``M$``, ``KUS$``, ``MUSD$``, ``K€``: a symbol is in no ticker). A
+    multiplies in any case (``M$``, ``KUS$``, ``MUSD$``, ``K€``: a symbol is in no ticker), but
+    a symbol with a country's letters cannot be told (``BR$``, ``BS$``, ``MA$``: a real or
+    Bahamian dollar, or billions and millions? None). A
     lone ``b`` is glued only to a symbol alone (``bUSD`` is BUSD, ``BUSD$`` no billions), and
     ``m`` never to a currency that is not fiat (``mBTC`` is a milli-bitcoin).
 
@@ -161,6 +167,8 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     (None, ('k', 'USD'))
     >>> split_multiplier("MMUSD"), split_multiplier("MLN$"), split_multiplier("MM$")
     (None, None, ('mm', 'USD'))
+    >>> split_multiplier("BR$"), split_multiplier("BS$"), split_multiplier("kA$")
+    (None, None, None)
     """
     whole = canonical_unit(unit)
     if whole == token or whole in CURRENCIES:
@@ -179,6 +187,8 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             if not _lowercase_multiplier(unit, mult):
                 return None  # cannot be told, whichever multiplier came first
             glued = glued or (mult, code)
+        elif rest.strip().upper() in _LETTERED:
+            return None  # "BR$0.5", "BS$10", "MA$10": a country's letters or a scale word?
         elif glued is None and scaled_currency(mult, rest) is not None:
             symbol = not SYMBOL_CHARS.isdisjoint(rest.upper())
             if not multiplier_word(unit[:len(mult)]) or (not symbol and (

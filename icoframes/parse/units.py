@@ -198,7 +198,8 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
             if isinstance(number, float) and written_currency(text) == canonical_unit(currency):
                 return number, "USD"  # "$5b.USD": as raised reads it, by the one rule of units
             return no_unit(number if isinstance(number, _Bad) else bad("unreadable_number"),
-                           body[: suffix.start("cur")] + mult + before, currency, written), None
+                           body[: suffix.start("cur")] + mult + before, currency, written,
+                           own=own, column=unit), None
         currency = written
         body = body[: suffix.start("cur")] + mult
     if currency is None:
