@@ -46,7 +46,9 @@ Units and currencies
     :data:`UNIT_ALIASES`: canonical code -> spellings; in data also
     :data:`DATA_UNIT_SPELLINGS`, the misspellings (``'Etherum'`` is ETH) and
     ``'Fiat currency'``, the code ``FIAT``, which with :data:`FIAT_CODES` marks a
-    government currency; :data:`TOKEN_CODES`, the common tokens' tickers. A word beside a
+    government currency; :data:`ISO_CURRENCY_CODES`, every active ISO 4217 currency;
+    :data:`TOKEN_CODES`, the common tokens' tickers (:data:`CAPITALS_ONLY` of these, English
+    words, only in capitals: ``'5 TRY'`` is lira, ``'5 try'`` no unit). A word beside a
     number in a value is a unit only when it is one of these codes, the ICO's own ticker or
     its unit column's unit. A ticker written
     with Cyrillic or Greek look-alike letters (``'ЕТН'``) is read with
@@ -66,6 +68,7 @@ from typing import Final
 
 __all__ = [
     "APPROXIMATION_WORDS",
+    "CAPITALS_ONLY",
     "CENTS",
     "CONTINUATIONS",
     "DATA_UNIT_SPELLINGS",
@@ -73,6 +76,7 @@ __all__ = [
     "FIAT_CODES",
     "FOREIGN_MULTIPLIERS",
     "FUNCTION_WORDS",
+    "ISO_CURRENCY_CODES",
     "LABEL_WORDS",
     "LOOKALIKES",
     "MISSING_MARKERS",
@@ -139,10 +143,10 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "u.s. dollars", "dollar", "dollars",
             "$", "us$", "usd$", "us $"),
     "EUR": ("eur", "euro", "euros", "€"),
-    "GBP": ("gbp", "pound sterling", "british pound", "£"),
+    "GBP": ("gbp", "pound sterling", "pounds sterling", "british pound", "british pounds", "£"),
     "CHF": ("chf", "swiss franc", "swiss francs", "sfr", "sfr."),
     "CNY": ("cny", "rmb", "yuan", "renminbi"),
-    "JPY": ("jpy", "円"),
+    "JPY": ("jpy", "円", "yen"),
     "AUD": ("aud", "a$", "au$"),
     "CAD": ("cad", "c$", "ca$"),
     "HKD": ("hkd", "hk$"),
@@ -150,7 +154,7 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "NZD": ("nzd", "nz$"),
     "BRL": ("brl", "r$"),
     "KRW": ("krw", "₩"),
-    "RUB": ("rub", "₽"),
+    "RUB": ("rub", "₽", "ruble", "rubles", "rouble", "roubles", "rur", "руб", "руб."),
     "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
     "ETC": ("etc", "ethereum classic"),
     "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
@@ -171,6 +175,15 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
 DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
     "ETH": ("ethererum", "etherum", "etherium", "etheruem", "ehtereum", "ethreum", "etereum"),
     "BTC": ("bitcion", "bitcoin (btc)"),
+    # Names of common tokens, read as their tickers; a name that is an English word too
+    # (Status, Maker, Verge, Icon, Ardor, NEM) is left out: "5M status" names no unit.
+    "TRX": ("tron",), "ADA": ("cardano",), "XMR": ("monero",), "ZEC": ("zcash",),
+    "DOGE": ("dogecoin",), "LSK": ("lisk",), "ONT": ("ontology",), "VET": ("vechain",),
+    "XTZ": ("tezos",), "LINK": ("chainlink",), "DOT": ("polkadot",), "SOL": ("solana",),
+    "DCR": ("decred",), "DGB": ("digibyte",), "KMD": ("komodo",), "AE": ("aeternity",),
+    "ZIL": ("zilliqa",), "OMG": ("omisego",), "GNT": ("golem",), "BTS": ("bitshares",),
+    "NAS": ("nebulas",), "SC": ("siacoin",), "ZEN": ("horizen", "zencash"),
+    "BTG": ("bitcoin gold",), "BSV": ("bitcoin sv",), "MANA": ("decentraland",),
     "FIAT": ("fiat", "fiat currency", "fiat currencies", "fiat money"),
 }
 
@@ -243,6 +256,26 @@ TOKEN_WORDS: Final = frozenset({"token", "tokens", "coin", "coins"})
 FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",
                                "AUD", "CAD", "HKD", "NZD", "BRL", "FIAT"})
 
+#: Every active ISO 4217 code of a country's currency (funds, metals and test codes left out):
+#: a unit beside a number, like :data:`TOKEN_CODES`, though only :data:`FIAT_CODES` mark an
+#: ICO accepting fiat.
+ISO_CURRENCY_CODES: Final = frozenset("""
+    AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN
+    BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD
+    FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY
+    KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP
+    MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR
+    RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS
+    TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VED VES VND VUV WST XAF XCD XCG XOF XPF
+    YER ZAR ZMW ZWG ZWL""".split())
+
+#: Codes that are English words (or a unit: ``kgs``), units only when written in capitals:
+#: ``"5 TRY"`` is 5 Turkish lira, ``"5M try"`` and ``"10 top"`` name no unit.
+CAPITALS_ONLY: Final = frozenset({
+    "ALL", "BAM", "BOB", "CUP", "DOP", "ERN", "GEL", "GIP", "KGS", "MAD", "MOP", "PEN", "RON",
+    "SOS", "TOP", "TRY", "YER", "ARK", "BLOCK", "FUN", "GAME", "GAS", "KIN", "MUSIC", "PART",
+    "SALT", "SMART", "SUB", "ZEN", "EXP", "LEO"})
+
 #: Tickers of common crypto tokens that are no code of :data:`UNIT_ALIASES`: with those and
 #: :data:`FIAT_CODES`, the codes a word beside a number may be read as without a unit column
 #: or the ICO's own ticker saying so (``"5 link"`` is 5 LINK; ``"5M required"``, ``"500
@@ -253,7 +286,13 @@ TOKEN_CODES: Final = frozenset({
     "GNT", "GUSD", "HBAR", "HT", "ICX", "IOTA", "KCS", "KMD", "KNC", "LINK", "LSK", "MANA",
     "MATIC", "MIOTA", "MKR", "NANO", "NXT", "OKB", "OMG", "ONT", "PAX", "POLY", "QTUM",
     "REP", "SNT", "SOL", "STEEM", "STRAT", "TRX", "TUSD", "UNI", "USDC", "VET", "WAN", "WBTC",
-    "WETH", "XEM", "XMR", "XTZ", "XVG", "ZEC", "ZIL", "ZRX"})
+    "WETH", "XEM", "XMR", "XTZ", "XVG", "ZEC", "ZIL", "ZRX",
+    # ICO-era tickers (2017-2019): sale prices and accepted currencies of that time
+    "GAS", "NAS", "ONG", "ARK", "KIN", "SC", "ZEN", "VEN", "USDS", "EURS", "OMNI", "STORJ",
+    "SALT", "PIVX", "SYS", "GBYTE", "XZC", "HSR", "PPT", "BQX", "POWR", "SUB", "FUN", "WTC",
+    "ICN", "EDG", "MCO", "MTL", "CVC", "ETP", "ELA", "IOST", "NULS", "BCN", "GAME", "XDN",
+    "NEBL", "BLOCK", "PART", "SMART", "CRO", "LEO", "TOMO", "THETA", "TFUEL", "GRS", "UBQ",
+    "EXP", "CLO", "MUSIC", "ETN", "XPR"})
 
 #: Cyrillic and Greek letters that look like Latin ones, as written in tickers.
 LOOKALIKES: Final[Mapping[str, str]] = {

@@ -69,22 +69,29 @@ def test_tickers_contradicting_the_value_column_or_without_usd_are_refused(names
 
 
 def test_rates_of_a_currency_matching_no_unit_are_named_in_the_warning():
-    usd, [message] = _converted(_rates(["ETH", "yen"], [500.0, 0.0094]))
+    usd, [message] = _converted(_rates(["ETH", "rupee"], [500.0, 0.0094]))
     assert usd[0] == 15_000_000.0 and np.isnan(usd[1])
     assert message.startswith("to_usd: 1 amounts left without a USD value")
-    assert message.endswith(": JPY 1; the rates' currencies YEN match no unit of these ICOs "
+    assert message.endswith(": JPY 1; the rates' currencies RUPEE match no unit of these ICOs "
                             "(a currency is matched by its code, as the unit columns hold it: "
-                            "'JPY', not 'yen')")
+                            "'INR', not 'rupee')")
+
+
+def test_rates_named_yen_convert_the_jpy_amounts():
+    usd, messages = _converted(_rates(["ETH", "yen"], [500.0, 0.0094]))
+    assert usd[0] == 15_000_000.0 and usd[1] > 0 and messages == []
 
 
 def test_known_codes_no_ico_uses_are_not_named_in_the_warning():
     # BTC, EUR, XBT (read as BTC) and CNY are right codes that these ICOs simply do not
-    # use: only YEN, a word no code is read from, looks like a naming problem
-    rates = _rates(["ETH", "yen", "BTC", "EUR", "XBT", "CNY"], [500.0, 0.0094, 8e3, 1.2, 8e3, 0.16])
+    # use (INR too, an ISO code): only RUPEE, a word no code is read from, looks like a
+    # naming problem
+    rates = _rates(["ETH", "rupee", "BTC", "EUR", "XBT", "CNY", "INR"],
+                   [500.0, 0.0094, 8e3, 1.2, 8e3, 0.16, 0.012])
     usd, [message] = _converted(rates)
     assert usd[0] == 15_000_000.0 and np.isnan(usd[1])
-    assert "the rates' currencies YEN match no unit" in message
-    assert not re.search(r"\b(BTC|EUR|XBT|CNY)\b", message)
+    assert "the rates' currencies RUPEE match no unit" in message
+    assert not re.search(r"\b(BTC|EUR|XBT|CNY|INR)\b", message.split("(a currency")[0])
 
 
 def test_sandbox_rates_beside_an_ico_without_dates_blame_no_rate_currency():

@@ -46,3 +46,34 @@ def test_a_known_code_is_not_the_unknown_word_when_the_tail_breaks_the_number(va
 
 def test_an_unknown_word_before_a_broken_number_still_is_unknown_unit():
     assert _price("ABC 10.-")[2] == "unknown_unit"
+
+
+@pytest.mark.parametrize(("value", "number", "unit"), [
+    ("5 INR", 5.0, "INR"), ("MXN 0.1", 0.1, "MXN"), ("5M SEK", 5e6, "SEK"), ("0.1 pln", 0.1, "PLN"),
+    ("5 TRY", 5.0, "TRY"), ("10 TOP", 10.0, "TOP"), ("5 PEN", 5.0, "PEN"),
+    ("100 rubles", 100.0, "RUB"), ("100 Roubles", 100.0, "RUB"), ("1000 руб", 1000.0, "RUB"),
+    ("500 yen", 500.0, "JPY"), ("10 pounds sterling", 10.0, "GBP"),
+    ("0.01 GAS", 0.01, "GAS"), ("5 NAS", 5.0, "NAS"), ("5 ONG", 5.0, "ONG"), ("5 ARK", 5.0, "ARK"),
+    ("5 KIN", 5.0, "KIN"), ("5 VEN", 5.0, "VEN"), ("5 USDS", 5.0, "USDS"),
+    ("5 Tron", 5.0, "TRX"), ("5 Cardano", 5.0, "ADA"), ("5 Monero", 5.0, "XMR"),
+    ("5 Zcash", 5.0, "ZEC"), ("5 Lisk", 5.0, "LSK"), ("5 VeChain", 5.0, "VET")])
+def test_iso_currencies_currency_words_ico_era_tickers_and_token_names_are_units(value, number,
+                                                                                 unit):
+    assert _price(value)[:2] == (number, unit)
+
+
+def test_an_exchange_in_an_ico_era_token_reads():
+    assert _price("1 XYZ = 0.01 GAS")[:2] == (0.01, "GAS")
+
+
+@pytest.mark.parametrize("value", ["5 try", "10 top", "5M mad", "5 pen", "0.1 gas", "5M kin",
+                                   "10 pounds"])
+def test_english_words_among_the_codes_are_units_only_in_capitals(value):
+    number, unit, reason = _price(value)
+    assert math.isnan(number) and unit is None and reason == "unknown_unit"
+
+
+@pytest.mark.parametrize(("value", "number", "unit"), [
+    ("1 XYZ = 0.1 USD", 0.1, "USD"), ("5000 XYZ", 5000.0, "XYZ"), ("500M XYZ", 5e8, "XYZ")])
+def test_a_ticker_written_as_a_cashtag_is_the_ticker(value, number, unit):
+    assert _price(value, ticker="$XYZ")[:2] == (number, unit)

@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..errors import InvalidParameter, did_you_mean, quoted, warn
 from ..parse.units import FIAT_CODES, UNIT_ALIASES, canonical_units
+from ..vocabulary import ISO_CURRENCY_CODES
 from ..queries import checked_keywords
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
@@ -286,18 +287,19 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
 
 def _unmatched(table: pd.DataFrame, units: list[np.ndarray]) -> str:
     """The rates' currencies that no unit of these ICOs names and no code icoframes knows
-    (``YEN``: a word, not the code ``JPY``), said after the amounts left without a USD value.
+    (``RUPEE``: a word, not the code ``INR``), said after the amounts left without a USD value.
 
     A known code no ICO uses (``BTC`` rates beside ETH ICOs) is simply unused: listing it
     would blame its right name for amounts it could never have converted."""
     used = set(np.concatenate(units).tolist()) if units else set()
     names = sorted(name for name in set(table["currency"].tolist()) - used
-                   if name not in UNIT_ALIASES and name not in FIAT_CODES)
+                   if name not in UNIT_ALIASES and name not in FIAT_CODES
+                   and name not in ISO_CURRENCY_CODES)
     if not names:
         return ""
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10 else "")
     return (f"; the rates' currencies {shown} match no unit of these ICOs (a currency is "
-            "matched by its code, as the unit columns hold it: 'JPY', not 'yen')")
+            "matched by its code, as the unit columns hold it: 'INR', not 'rupee')")
 
 
 def column_names(value: object, what: str) -> list[str]:

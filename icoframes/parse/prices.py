@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import CENTS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
+from ..vocabulary import CAPITALS_ONLY, CENTS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
 from .base import Reason, _Bad, bad
 from .refusals import EXCHANGE_SIGNS_RE, exchange_sign
 from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, times
@@ -128,12 +128,14 @@ def unit_word(text: str, own: str | None, column: str | None = None) -> bool:
     [True, True, True, True, False, False, False]
     >>> unit_word("HARD", "HARD"), unit_word("hard", "HARD"), unit_word("BFC", None, "BFC")
     (True, False, True)
+    >>> unit_word("INR", None), unit_word("TRY", None), unit_word("try", None), unit_word("Tron", None)
+    (True, True, False, True)
     """
     code = canonical_unit(text)
     if code is None:
         return False
-    if code in KNOWN_UNITS:
-        return True
+    if code in KNOWN_UNITS and (code not in CAPITALS_ONLY or text.strip() == code):
+        return True  # "5 TRY" is lira; "5M try" no unit, though "5 try" for TRY is its token
     word = fold(text) not in NOT_UNITS
     return (code == own and (word or (text == own and fold(text) in LABEL_WORDS))) or (
         code == column and word)
@@ -268,11 +270,12 @@ def own_ticker(ticker: object) -> str | None:
 
     Examples
     --------
-    >>> own_ticker(" kin "), own_ticker(""), own_ticker(None)
-    ('KIN', None, None)
+    >>> own_ticker(" kin "), own_ticker(""), own_ticker(None), own_ticker("$XYZ")
+    ('KIN', None, None, 'XYZ')
     """
     if isinstance(ticker, str) and ticker.strip():
-        return latin_ticker(normalize_text(ticker)).strip().upper()
+        # a cashtag ("$XYZ") names the ticker XYZ: values write the ticker without its "$"
+        return latin_ticker(normalize_text(ticker)).strip().removeprefix("$").strip().upper() or None
     return None
 
 

@@ -14,6 +14,7 @@ from typing import Final
 from ..vocabulary import (
     DATA_UNIT_SPELLINGS,
     FIAT_CODES,
+    ISO_CURRENCY_CODES,
     PERCENT_WORDS,
     TOKEN_CODES,
     UNIT_ALIASES,
@@ -45,8 +46,10 @@ _MULTIPLIER_WORD_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECA
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
 #: The codes a word beside a number may be read as, besides the ICO's own ticker and the
 #: row's unit column (:func:`~icoframes.parse.prices.unit_word`): the known currencies and
-#: the common tokens' tickers (:data:`~icoframes.vocabulary.TOKEN_CODES`).
-KNOWN_UNITS: Final = CURRENCIES | TOKEN_CODES
+#: the common tokens' tickers (:data:`~icoframes.vocabulary.TOKEN_CODES`) and every ISO 4217
+#: currency (:data:`~icoframes.vocabulary.ISO_CURRENCY_CODES`; English words of these only in
+#: capitals, :data:`~icoframes.vocabulary.CAPITALS_ONLY`).
+KNOWN_UNITS: Final = CURRENCIES | TOKEN_CODES | ISO_CURRENCY_CODES
 #: Currency symbols and their codes: a dollar with the letters of its country ("A$", "HK$")
 #: is that country's dollar, before a number as alone.
 SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC",
