@@ -19,7 +19,7 @@ from icoframes.parse.units import read_price
 
 def _price(value: str, ticker: str | None = "XYZ", unit: str = "") -> tuple[float, object, object]:
     numbers, units, problems = read_price([value], [unit], tickers=[ticker])
-    return numbers[0], units[0], dict(zip(problems.rows, problems.reasons)).get(0)
+    return numbers[0], units[0], dict(zip(problems.rows, problems.reasons, strict=True)).get(0)
 
 
 @pytest.mark.parametrize("value", [
@@ -40,7 +40,7 @@ def test_a_scale_before_a_letterless_symbol_or_after_any_still_multiplies(value,
 @pytest.mark.parametrize("value", ["CHF 10.-", "CHF 10.–", "EUR 10,-", "EUR 100,-", "ETH 0.1~",
                                    "USD 10 min", "XYZ 10.-"])
 def test_a_known_code_is_not_the_unknown_word_when_the_tail_breaks_the_number(value):
-    number, unit, reason = _price(value)
+    number, _unit, reason = _price(value)
     assert math.isnan(number) and reason == "unreadable_number"
 
 

@@ -30,8 +30,8 @@ import pandas as pd
 
 from ..errors import InvalidParameter, did_you_mean, quoted, warn
 from ..parse.units import FIAT_CODES, UNIT_ALIASES, canonical_units
-from ..vocabulary import ISO_CURRENCY_CODES
 from ..queries import checked_keywords
+from ..vocabulary import ISO_CURRENCY_CODES
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
 from .rateage import RateMaxAge, rate_age

@@ -128,8 +128,8 @@ def unit_word(text: str, own: str | None, column: str | None = None) -> bool:
     [True, True, True, True, False, False, False]
     >>> unit_word("HARD", "HARD"), unit_word("hard", "HARD"), unit_word("BFC", None, "BFC")
     (True, False, True)
-    >>> unit_word("INR", None), unit_word("TRY", None), unit_word("try", None), unit_word("Tron", None)
-    (True, True, False, True)
+    >>> [unit_word(t, None) for t in ("INR", "TRY", "try", "Tron")]
+    [True, True, False, True]
     """
     code = canonical_unit(text)
     if code is None:
@@ -275,7 +275,8 @@ def own_ticker(ticker: object) -> str | None:
     """
     if isinstance(ticker, str) and ticker.strip():
         # a cashtag ("$XYZ") names the ticker XYZ: values write the ticker without its "$"
-        return latin_ticker(normalize_text(ticker)).strip().removeprefix("$").strip().upper() or None
+        own = latin_ticker(normalize_text(ticker)).strip().removeprefix("$").strip()
+        return own.upper() or None
     return None
 
 
