@@ -77,3 +77,8 @@ def test_english_words_among_the_codes_are_units_only_in_capitals(value):
     ("1 XYZ = 0.1 USD", 0.1, "USD"), ("5000 XYZ", 5000.0, "XYZ"), ("500M XYZ", 5e8, "XYZ")])
 def test_a_ticker_written_as_a_cashtag_is_the_ticker(value, number, unit):
     assert _price(value, ticker="$XYZ")[:2] == (number, unit)
+
+
+@pytest.mark.parametrize(("value", "number"), [("5 millions$", 5e6), ("5 thousands$", 5e3)])
+def test_a_plural_scale_word_before_a_dollar_still_multiplies(value, number):
+    assert _price(value)[:2] == (number, "USD")

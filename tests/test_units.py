@@ -18,6 +18,7 @@ from icoframes.parse.units import (
     read_price,
 )
 from icoframes.schema import TEXT_DTYPE
+from icoframes.vocabulary import CAPITALS_ONLY
 
 
 @pytest.mark.parametrize(("spelling", "code"), [
@@ -240,7 +241,8 @@ def test_tidy_counts_a_unit_that_is_not_text_as_a_problem_of_the_unit_column():
 def test_a_multiplier_glued_to_a_currency_multiplies_and_leaves_the_currency(value, number,
                                                                               unit):
     # a ticker no list knows is a unit in a value as the ICO's own ticker (parser 34)
-    ticker = None if unit in KNOWN_UNITS else unit
+    # ... and an English word among the codes ("5 kin") only in capitals or as the own ticker
+    ticker = None if unit in KNOWN_UNITS and unit not in CAPITALS_ONLY else unit
     amounts, units, bad = read_amount_group({"v": [value]}, [""], tickers=[ticker])
     assert (amounts["v"].tolist(), units.tolist(), bad["v"].values) == ([number], [unit], [])
 

@@ -190,7 +190,7 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             if not _lowercase_multiplier(unit, mult):
                 return None  # cannot be told, whichever multiplier came first
             glued = glued or (mult, code)
-        elif rest.strip().upper() in _LETTERED:
+        elif glued is None and rest.strip().upper() in _LETTERED:
             return None  # "BR$0.5", "BS$10", "MA$10": a country's letters or a scale word?
         elif glued is None and scaled_currency(mult, rest) is not None:
             symbol = not SYMBOL_CHARS.isdisjoint(rest.upper())
