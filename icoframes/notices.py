@@ -27,7 +27,9 @@ class QuotaWarning(IcoframesWarning):
 
 
 class CacheWarning(IcoframesWarning):
-    """A cache file was unreadable; it was set aside and will be rebuilt or re-fetched."""
+    """A cache file was unreadable; it was set aside and will be rebuilt or re-fetched. Or
+    a cached list is dated after this machine's clock (a clock stepped back): it is paged
+    again, with its profiles whose copies are dated after now."""
 
 
 class IncompleteWarning(IcoframesWarning):

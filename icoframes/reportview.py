@@ -30,6 +30,9 @@ __all__ = ["DAMAGE", "MORE_QUERIES", "REASONS", "Report", "completeness_html",
 REASONS = 3
 #: The most characters of one reason shown (a failure's text can be long).
 REASON_WIDTH = 100
+#: The most characters of a query's order said (its ``order_unstated``): the key, the
+#: date of the list and what differs fit; the report holds the whole text.
+ORDER_WIDTH = 200
 #: Queries listed one by one (a report of a year of snapshots holds a thousand).
 MORE_QUERIES = {"text": 6, "html": 30}
 #: What reading a damaged report raises (a manifest edited by hand: a missing ICO without an
@@ -64,6 +67,8 @@ class Query(Protocol):
     def values_lost(self) -> int: ...
     @property
     def answered_from(self) -> Mapping[str, Any] | None: ...
+    @property
+    def order_unstated(self) -> str | None: ...
 
 
 class Missing(Protocol):
@@ -239,9 +244,9 @@ def reasons(report: Report) -> str | None:
     return ", ".join(shown)
 
 
-def _short(reason: str) -> str:
+def _short(reason: str, width: int = REASON_WIDTH) -> str:
     text = " ".join(reason.split()) or "no reason given"
-    return text if len(text) <= REASON_WIDTH else text[:REASON_WIDTH - 1] + "…"
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def query_complete(report: Report, query: Query) -> str:
@@ -332,6 +337,8 @@ def completeness_lines(report: Report, *, what: str = "load",
         lines.append(said)
         if q.answered_from:  # a narrower query the cache answered: which list it read
             lines.append(f"    answered from the cache: the cached list {_params(q.answered_from)}")
+        if q.order_unstated:  # not the service's order for this query, or not the dates shown
+            lines.append(f"    order: {_short(q.order_unstated, ORDER_WIDTH)}")
     if len(queries) > MORE_QUERIES["text"]:
         lines.append(f"  and {_more(len(queries) - MORE_QUERIES['text'])}")
     if (old := freshness(report, rows, manifest)) is not None:
@@ -372,6 +379,8 @@ def queries_html(report: Report | None) -> list[str]:
             f"<td>{_source(q)}</td>"
             f"<td>{esc(at)}</td><td>{q.values_lost:,}</td></tr>")
     out.append("</tbody></table>")
+    out += [f"<p>order of {esc(_name(q))}: {esc(_short(q.order_unstated, ORDER_WIDTH))}</p>"
+            for q in list(report.queries)[:MORE_QUERIES["html"]] if q.order_unstated]
     if len(report.queries) > MORE_QUERIES["html"]:
         out.append(f"<p>and {_more(len(report.queries) - MORE_QUERIES['html'])}</p>")
     spent = ", ".join(f"{esc(k)} {v:,}" for k, v in report.requests.items() if v)

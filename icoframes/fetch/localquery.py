@@ -62,6 +62,8 @@ from ..files import utcnow
 from ..schema import FILTERS, empty_frame
 from ..store.cache import Cache, Stored
 from ..store.derived import DerivedTables
+from .dateorder import date_sort, out_of_order, shown_order
+from .listclock import after_now, ahead, warn_after_now
 from .matching import (
     FILTER_PARAMS,
     IN,
@@ -182,7 +184,10 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
     candidates = [c for c in lists if c.complete and narrows(query, c.params)
                   and (max_age is None or dt.timedelta(0) <= now - c.fetched_at <= max_age)]
     if not candidates:
-        reasons.append("no complete cached list of this status younger than max_age holds it")
+        reasons += [after_now(shown(c.params), c.fetched_at, now) for c in lists
+                    if c.complete and narrows(query, c.params) and ahead(c.fetched_at, now)
+                    and max_age is not None] or [
+            "no complete cached list of this status younger than max_age holds it"]
     reasons += [f"{shown(c.params)}: {PARTIAL}" for c in lists
                 if not c.complete and narrows(query, c.params)]
     # the newest first: it stands for the service nearest now, and no older list may say
@@ -292,6 +297,12 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
             query.use_answer(answer.listing, source, unstated=answer.unstated)
         else:
             query.declined = answer.reasons
+    if (stored is not None and not offline and not refresh and limit is not None
+            and ahead(stored.fetched_at, now)):
+        query.declined = [after_now("its own cached list", stored.fetched_at, now),
+                          *query.declined]
+    if query.frame is None:  # paged: never silently for a clock behind the cache's
+        warn_after_now(params, query.declined)
     if stored is not None and moved is not None:
         query.repaged_for_order = query.frame is None  # (else a newer list answered)
         query.declined = [f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: "
@@ -338,13 +349,13 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
     Never helps for a list marked ``sorted_otherwise`` (:func:`mark_sorted_otherwise`):
     paged again for its order, it came back out of order with the copies fetched after it.
     """
-    sort = _date_sort(params)
+    sort = date_sort(params)
     if sort is None or stored.frame.empty:
         return None
     (key, descending), icos = sort, derived.table("icos")
     copies = icos.set_index("id").reindex(stored.frame["id"].to_numpy(dtype="int64"))
     dates = copies[key].to_numpy(dtype="datetime64[ms]")
-    if not _out_of_order(dates, descending):
+    if not out_of_order(dates, descending):
         return None
     # a copy of the list's page-1 ms came after it: a load fetches its profiles after page 1
     newer = (copies["fetched_at"] >= stored.fetched_at).to_numpy(dtype=bool)
@@ -354,20 +365,7 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
             f"they show (a copy's {key} differs from the one the service sorted by then"
             + ("; the list paged again for this came back out of order too" if once else "")
             + ")",
-            not once and _out_of_order(dates[newer], descending), key)
-
-
-def _date_sort(params: Mapping[str, Any]) -> tuple[str, bool] | None:
-    """``(key, descending)`` of a query sorted by a date (start or end); None otherwise."""
-    sort = sort_of(params)
-    return sort if sort is not None and sort[0] in ("start_datetime", "end_datetime") else None
-
-
-def _out_of_order(dates: np.ndarray, descending: bool) -> bool:
-    """Whether ``dates`` (in a list's order; NaT, a row without the date, aside) break the
-    order of a list sorted by them (``descending`` or ascending)."""
-    values = dates[~np.isnat(dates)].astype("int64") * (-1 if descending else 1)
-    return bool((np.diff(values) < 0).any())
+            not once and out_of_order(dates[newer], descending), key)
 
 
 def mark_sorted_otherwise(queries: Iterable[ListQuery], cache: Cache,
@@ -392,34 +390,11 @@ def mark_sorted_otherwise(queries: Iterable[ListQuery], cache: Cache,
                 cache.mark_sorted_otherwise(query.params, query.fetched_at)
 
 
-def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
-    """``summary`` with ``order_unstated`` said of its one query, sorted by a date, when
-    ``icos`` (the result's rows, in the list's order) are not sorted by the dates they show.
-
-    The check before the load (:func:`_order_moved`) sees the copies cached then; profiles
-    the load fetches after it (never fetched, expired, their summary changed) may show a
-    date moved since the list was paged, so it is done again on the rows returned. Text
-    only: no request.
-    """
-    queries = summary.get("queries") or []
-    sort = _date_sort(queries[0]["params"]) if len(queries) == 1 else None
-    if sort is None or queries[0].get("order_unstated") or icos.empty:
-        return summary
-    (key, descending), query = sort, queries[0]
-    if not _out_of_order(icos[key].to_numpy(dtype="datetime64[ms]"), descending):
-        return summary
-    when = query.get("fetched_at") or "unknown"
-    why = (f"the list's order, the service's when it was paged ({when}): the rows are not "
-           f"sorted by the {key} they show (a profile's {key} differs from the one the "
-           "service sorted by then)")
-    return {**summary, "queries": [{**query, "order_unstated": why}]}
-
-
 def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
     """Whether the answer reads fields the list does not show (its summary: name, score,
     raised; its status): which rows it has, or their order, then rest on the copies."""
     return (any(name != "ico_score" for name in residual(query, candidate.params))
-            or _date_sort(query) is not None)
+            or date_sort(query) is not None)
 
 
 def _answer(query: Mapping[str, Any], candidate: CachedList, rows: Rows,

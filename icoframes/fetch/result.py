@@ -238,7 +238,9 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
     for q in partial:
         params = {k: v for k, v in q["params"].items() if v is not None}
         if q.get("rows", 0) == 0 and q.get("total_icos") is None:
-            why = ("not in the cache" if offline else
+            declined = q.get("cache_declined") or ()
+            why = (f"not answered from the cache: {'; '.join(declined)}" if offline and declined
+                   else "not in the cache" if offline else
                    f"could not be paged ({'; '.join(q.get('failed_pages', {}).values())})")
             parts.append(f"the list {params} {why}")
         else:

@@ -162,7 +162,8 @@ def not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
                         (within, "max_age ({}): the query reads fields the list does not show")):
         old = int(_older(listing, index, now, limit).sum())
         if old:
-            return f"{old} of its profiles are older than " + what.format(limit)
+            # one style however the age was given (a timedelta's str differs from pandas')
+            return f"{old} of its profiles are older than " + what.format(pd.Timedelta(limit))
     return None
 
 

@@ -1,0 +1,78 @@
+"""A frame sorted by a date whose rows show their dates out of that order: said and warned.
+
+A list sorted by ``start_datetime`` or ``end_datetime`` comes in the service's order of
+when it was paged; its rows show the dates of their cached copies. When a copy shows a
+date moved since (a stale copy beside a list paged now, or a list paged before the date
+moved), the frame is not sorted by the dates it shows. Its rows are never sorted again
+here: spec 4.2's order is the service's, and the dates the service sorted by are not the
+ones shown. So the query's ``order_unstated`` says it, and a :class:`StaleWarning` says
+which order the frame has and how to get the service's of now: a researcher taking
+``head(10)`` for "the first ten to end" must see it, not find it in an attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import StaleWarning, warn
+from .matching import sort_of
+
+__all__ = ["date_sort", "out_of_order", "shown_order"]
+
+
+def date_sort(params: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """``(key, descending)`` of a query sorted by a date (start or end); None otherwise."""
+    sort = sort_of(params)
+    return sort if sort is not None and sort[0] in ("start_datetime", "end_datetime") else None
+
+
+def _breaks(dates: np.ndarray, descending: bool) -> np.ndarray:
+    """Positions (among the dated rows) of each row listed before a date it should follow."""
+    values = dates[~np.isnat(dates)].astype("int64") * (-1 if descending else 1)
+    return np.flatnonzero(np.diff(values) < 0)
+
+
+def out_of_order(dates: np.ndarray, descending: bool) -> bool:
+    """Whether ``dates`` (in a list's order; NaT, a row without the date, aside) break the
+    order of a list sorted by them (``descending`` or ascending)."""
+    return bool(_breaks(dates, descending).size)
+
+
+def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
+    """``summary`` with ``order_unstated`` said of its one query, sorted by a date, when
+    ``icos`` (the result's rows, in the list's order) are not sorted by the dates they show;
+    warned (:class:`~icoframes.errors.StaleWarning`) whenever so, said before or not.
+
+    The check before the load (:func:`~.localquery.cached_query`) sees the copies cached
+    then; profiles the load fetches after it (never fetched, expired, their summary
+    changed) may show a date moved since the list was paged, so it is done again on the
+    rows returned. Text only: no request.
+    """
+    queries = summary.get("queries") or []
+    sort = date_sort(queries[0]["params"]) if len(queries) == 1 else None
+    if sort is None or icos.empty:
+        return summary
+    (key, descending), query = sort, queries[0]
+    dates = icos[key].to_numpy(dtype="datetime64[ms]")
+    breaks = _breaks(dates, descending)
+    if not breaks.size:
+        return summary
+    when = query.get("fetched_at") or "unknown"
+    said = query.get("order_unstated") or (
+        f"the list's order, the service's when it was paged ({when}): the rows are not "
+        f"sorted by the {key} they show (a profile's {key} differs from the one the "
+        "service sorted by then)")
+    dated = icos.loc[~np.isnat(dates)]
+    row = dated.iloc[int(breaks[0]) + 1]
+    warn(f"the frame sorted by {key} ({'descending' if descending else 'ascending'}) is in "
+         f"the service's order of when its list was paged ({when}), not sorted by the {key} "
+         f"its rows show: {breaks.size} row(s) come before a {key} they should follow (e.g. "
+         f"id {int(row['id'])}, {key} {row[key]}); a date changed since the list or the "
+         "copy was fetched, or the service sorts by another date. refresh='all' pages the list and fetches every copy again (the "
+         "service's order of now); sort_values() sorts by the dates shown; "
+         "attrs['icoframes']['queries'][0]['order_unstated'] says it", StaleWarning)
+    return {**summary, "queries": [{**query, "order_unstated": said}]}
