@@ -198,7 +198,7 @@ def test_filters_reading_fields_the_list_does_not_show_need_copies_within_max_ag
             got = icoframes.load_list(status="upcoming", progress=False, **asked)
             (query,) = got.attrs["icoframes"]["queries"]
             assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
-            assert any("older than max_age (1 day, 0:00:00): the query reads fields the list "
+            assert any("older than max_age (1 days 00:00:00): the query reads fields the list "
                        "does not show" in r for r in query["cache_declined"])
     assert scored["id"].tolist() == listed_by_service(sb, "upcoming", ico_score=3, sort_asc="id")
     assert got["id"].tolist() == listed_by_service(sb, "upcoming", **asked)

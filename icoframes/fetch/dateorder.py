@@ -70,9 +70,10 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
     row = dated.iloc[int(breaks[0]) + 1]
     warn(f"the frame sorted by {key} ({'descending' if descending else 'ascending'}) is in "
          f"the service's order of when its list was paged ({when}), not sorted by the {key} "
-         f"its rows show: {breaks.size} row(s) come before a {key} they should follow (e.g. "
-         f"id {int(row['id'])}, {key} {row[key]}); a date changed since the list or the "
-         "copy was fetched, or the service sorts by another date. refresh='all' pages the list and fetches every copy again (the "
-         "service's order of now); sort_values() sorts by the dates shown; "
+         f"its rows show: {breaks.size} row(s) listed after an "
+         f"{'earlier' if descending else 'later'} {key} (e.g. id {int(row['id'])}, {key} "
+         f"{row[key]}); a date changed since the list or the copy was fetched, or the "
+         "service sorts by another date. refresh='all' pages the list and fetches every "
+         "copy again (the service's order of now); sort_values() sorts by the dates shown; "
          "attrs['icoframes']['queries'][0]['order_unstated'] says it", StaleWarning)
     return {**summary, "queries": [{**query, "order_unstated": said}]}

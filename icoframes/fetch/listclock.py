@@ -34,8 +34,9 @@ def ahead(fetched_at: dt.datetime, now: dt.datetime) -> bool:
 def after_now(what: str, fetched_at: dt.datetime, now: dt.datetime) -> str:
     """Why ``what`` (a cached list) does not answer: it is dated after ``now``."""
     return (f"{what} is {AFTER_NOW}: paged at {fetched_at.isoformat()}, "
-            f"{pd.Timedelta(fetched_at - now)} after this machine's clock ({now.isoformat()}); the clock was "
-            "stepped back since, or the host that paged it runs ahead")
+            f"{pd.Timedelta(fetched_at - now)} after this machine's clock "
+            f"({now.isoformat()}); the clock was stepped back since, or the host that paged "
+            "it runs ahead")
 
 
 def warn_after_now(params: Mapping[str, Any], declined: list[str]) -> None:

@@ -163,7 +163,8 @@ def not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
         old = int(_older(listing, index, now, limit).sum())
         if old:
             # one style however the age was given (a timedelta's str differs from pandas')
-            return f"{old} of its profiles are older than " + what.format(pd.Timedelta(limit))
+            return f"{old} of its profiles are older than " + what.format(
+                limit if limit is None else pd.Timedelta(limit))
     return None
 
 

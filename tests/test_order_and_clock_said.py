@@ -1,0 +1,135 @@
+"""What a load says of its order, of a clock behind its cache, of lists declined offline, and
+of ages: each where the user looks (the printed report, a warning), not only in attributes.
+
+- A frame sorted by a date whose rows show dates out of that order (a copy older than the
+  list just paged) warns, and its report's views show the order it has.
+- An unsorted answer from the cache shows its order (the cached list's) in the views.
+- A clock stepped back after a load: the lists it cached are dated after now. They are
+  paged again (as copies dated after now are fetched again), said as such, with a warning.
+- An offline load without a status whose other statuses' cached lists were declined says
+  why, not "not in the cache".
+- The ages in decline reasons print in one style however they were given.
+
+Real sandbox over loopback; the clock stopped and moved by hand (time-machine); requests
+are the sandbox's counts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import time_machine
+
+import icoframes
+from icoframes import sandbox
+
+T0 = dt.datetime(2026, 11, 2, 12, 0, tzinfo=dt.UTC)
+PAST = {"status": "past", "progress": False}
+
+
+@pytest.fixture
+def sb(tmp_path):
+    with sandbox.serve(n_icos=150, seed=2) as own:  # mutated below: not shared
+        icoframes.configure(**own.settings(), cache_dir=tmp_path / "cache")
+        yield own
+    icoframes.reset_configuration()
+
+
+def _spent(sb) -> dict[str, int]:
+    return {k: sb.stats.requests.get(k, 0) for k in ("icos", "ico")}
+
+
+def test_a_frame_not_sorted_by_the_dates_it_shows_warns_and_its_view_says_so(sb):
+    """The service moves the earliest end after the past profiles were cached; the sorted
+    list paged then puts it last while its copy shows the old end first. The frame warns
+    (StaleWarning naming the key, the id and refresh='all') and both views show the order;
+    the rows are not re-sorted (the service's order stands). Main: no warning, "complete"
+    and nothing about order in either view."""
+    with time_machine.travel(T0, tick=False) as clock:
+        icos = icoframes.load_icos(**PAST)
+        first = int(icos.dropna(subset=["end_datetime"]).sort_values("end_datetime")["id"].iloc[0])
+        sb.update_ico(first, end=dt.datetime(2026, 1, 1))
+        clock.shift(dt.timedelta(minutes=5))
+        before = _spent(sb)
+        with pytest.warns(icoframes.StaleWarning, match=r"sorted by end_datetime \(ascending\)"
+                          r".*not sorted by the end_datetime its rows show.*refresh='all'"):
+            tables = icoframes.load_tables(**PAST, sort_asc="end_datetime")
+    assert _spent(sb)["ico"] == before["ico"]  # the stale copy is kept, as the policy says
+    assert _spent(sb)["icos"] > before["icos"]  # the sorted list was paged
+    assert not tables.icos["end_datetime"].dropna().is_monotonic_increasing  # not re-sorted
+    assert "not sorted by the end_datetime they show" in str(tables.report.queries[0]
+                                                             .order_unstated)
+    text, page = repr(tables), tables._repr_html_()
+    assert "    order: the list's order, the service's when it was paged" in text
+    assert "order of sort_asc=end_datetime, status=past: the list&#x27;s order" in page
+    assert "order: the list's order" in repr(tables.report)
+
+
+def test_an_unsorted_answer_from_the_cache_shows_its_order_in_the_view(sb):
+    """After the past superset, a narrower unsorted query is answered at 0 requests in the
+    cached list's order: the report's views say so (main: only the attribute did)."""
+    with time_machine.travel(T0, tick=False):
+        icos = icoframes.load_icos(**PAST)
+        icoframes.load_filters()
+        before = _spent(sb)
+        tables = icoframes.load_tables(**PAST, category=str(icos["category"].dropna().iloc[0])
+                                       .split(",")[0].strip())
+    assert _spent(sb) == before
+    assert tables.report.queries[0].answered_from
+    assert "    order: the cached list's order: the service's default order is not stated" \
+        in repr(tables)
+    assert "order of " in tables._repr_html_()
+
+
+def test_a_clock_stepped_back_is_said_and_warned_not_taken_for_an_old_list(sb):
+    """The past superset cached at T0, the clock stepped back an hour: the narrower query
+    is paged (a list dated after now never pins an old one), its reason says the list is
+    dated after now, and a CacheWarning says so. Main: silent, "younger than max_age"."""
+    with time_machine.travel(T0, tick=False) as clock:
+        icos = icoframes.load_icos(**PAST)
+        score = int(icos["ico_score"].dropna().iloc[0])
+        clock.move_to(T0 - dt.timedelta(hours=1))
+        before = _spent(sb)
+        with pytest.warns(icoframes.CacheWarning, match=r"is paged again: the cached list "
+                          r"\{'status': 'past'\} is dated after now: paged at 2026-11-02T12:00"
+                          r".*0 days 01:00:00 after this machine's clock"):
+            narrower = icoframes.load_icos(**PAST, ico_score=score)
+    assert _spent(sb)["icos"] > before["icos"]
+    declined = icoframes.report(narrower).queries[0].cache_declined
+    assert any("dated after now" in why for why in declined)
+    assert not any("younger than max_age" in why for why in declined)
+
+
+def test_an_offline_load_without_a_status_says_why_a_cached_list_was_declined(sb):
+    """Every status cached, then the past query with exclude_areas paged: offline without a
+    status, the past rows come from its own list and the other statuses' cached lists are
+    declined (exclude_areas is never judged locally). The warning says why (main: "not in
+    the cache", though they are)."""
+    with time_machine.travel(T0, tick=False):
+        icos = icoframes.load_icos(progress=False)
+        area = str(icos["location"].dropna().iloc[0])
+        icoframes.load_icos(**PAST, exclude_areas=area)
+        before = _spent(sb)
+        with pytest.warns(icoframes.IncompleteWarning) as caught:
+            icoframes.load_icos(exclude_areas=area, offline=True, progress=False)
+    assert _spent(sb) == before
+    said = " ".join(str(w.message) for w in caught)
+    assert "'status': 'ongoing'} not answered from the cache: the cached list " in said
+    assert "not in the cache" not in said
+
+
+def test_ages_in_decline_reasons_print_in_one_style(sb):
+    """The default profile_max_age (a datetime.timedelta) and one given as text (a pandas
+    Timedelta) print alike: "90 days 00:00:00", "0 days 01:00:00" (main: "90 days, 0:00:00")."""
+    with time_machine.travel(T0, tick=False) as clock:
+        icos = icoframes.load_icos(**PAST)
+        scores = icos["ico_score"].dropna().astype(int).value_counts().index[:2].tolist()
+        clock.move_to(T0 + dt.timedelta(hours=2))
+        given = icoframes.load_icos(**PAST, ico_score=scores[1], profile_max_age="1h")
+        clock.move_to(T0 + dt.timedelta(days=91))
+        default = icoframes.load_icos(**PAST, ico_score=scores[0], max_age=None)
+    reasons = [" ".join(icoframes.report(df).queries[0].cache_declined)
+               for df in (default, given)]
+    assert "older than profile_max_age (90 days 00:00:00 for past)" in reasons[0]
+    assert "older than profile_max_age (0 days 01:00:00 for past)" in reasons[1]
