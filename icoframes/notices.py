@@ -29,7 +29,7 @@ class QuotaWarning(IcoframesWarning):
 class CacheWarning(IcoframesWarning):
     """A cache file was unreadable; it was set aside and will be rebuilt or re-fetched. Or
     a cached list is dated after this machine's clock (a clock stepped back): it is paged
-    again, with its profiles whose copies are dated after now."""
+    again (one warning per load), and profile copies dated after now may be fetched again."""
 
 
 class IncompleteWarning(IcoframesWarning):
@@ -55,7 +55,9 @@ class NoMatchWarning(IcoframesWarning):
 
 class StaleWarning(IcoframesWarning):
     """Rows were kept from an earlier fetch, out of date: the call's ``budget`` or the daily
-    limit ran out first, or fetching them again failed."""
+    limit ran out first, or fetching them again failed. Or a frame sorted by a date is not
+    in the order of the dates its rows show, as a copy older than its list shows a date
+    moved since."""
 
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)

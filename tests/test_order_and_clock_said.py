@@ -17,6 +17,7 @@ are the sandbox's counts.
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 
 import pytest
 import time_machine
@@ -53,17 +54,23 @@ def test_a_frame_not_sorted_by_the_dates_it_shows_warns_and_its_view_says_so(sb)
         clock.shift(dt.timedelta(minutes=5))
         before = _spent(sb)
         with pytest.warns(icoframes.StaleWarning, match=r"sorted by end_datetime \(ascending\)"
-                          r".*not sorted by the end_datetime its rows show.*refresh='all'"):
+                          r".*not sorted by the end_datetime its rows show: a row with an earlier "
+                          r"end_datetime is listed after a later one: ids \d+ \(end_datetime "
+                          r"[^)]+\), \d+ \(end_datetime [^)]+\).*refresh='all'") as caught:
             tables = icoframes.load_tables(**PAST, sort_asc="end_datetime")
+    stale = [w for w in caught if isinstance(w.message, icoframes.StaleWarning)]
+    assert len(stale) == 1 and f"{first} (end_datetime" in str(stale[0].message)  # the moved row
     assert _spent(sb)["ico"] == before["ico"]  # the stale copy is kept, as the policy says
     assert _spent(sb)["icos"] > before["icos"]  # the sorted list was paged
     assert not tables.icos["end_datetime"].dropna().is_monotonic_increasing  # not re-sorted
     assert "not sorted by the end_datetime they show" in str(tables.report.queries[0]
                                                              .order_unstated)
     text, page = repr(tables), tables._repr_html_()
-    assert "    order: the list's order, the service's when it was paged" in text
-    assert "order of sort_asc=end_datetime, status=past: the list&#x27;s order" in page
-    assert "order: the list's order" in repr(tables.report)
+    # what it means and what to do, within the line's width
+    assert ("    order: the rows are not sorted by the end_datetime they show: a copy older "
+            "than the list shows a date moved since (refresh='all' fetches it again)") in text
+    assert "order of sort_asc=end_datetime, status=past: the rows are not sorted" in page
+    assert "order: the rows are not sorted" in repr(tables.report)
 
 
 def test_an_unsorted_answer_from_the_cache_shows_its_order_in_the_view(sb):
@@ -133,3 +140,88 @@ def test_ages_in_decline_reasons_print_in_one_style(sb):
                for df in (default, given)]
     assert "older than profile_max_age (90 days 00:00:00 for past)" in reasons[0]
     assert "older than profile_max_age (0 days 01:00:00 for past)" in reasons[1]
+
+
+def _profiles_show(sb, monkeypatch, shown: dict[int, str]) -> None:
+    """The profiles of ``shown``'s ids write their end as given (the list sorts by its own)."""
+    profile = sb.directory.profile
+
+    def showing(ico_id: int) -> dict:
+        data = profile(ico_id)
+        return ({**data, "dates": {**data["dates"], "end_datetime": shown[ico_id]}}
+                if ico_id in shown else data)
+
+    monkeypatch.setattr(sb.directory, "profile", showing)
+
+
+def _ongoing_by_end(sb) -> list:
+    return sorted((r for r in sb.directory.records("ongoing") if r.end is not None),
+                  key=lambda r: (r.end, r.id))
+
+
+ONGOING = {"status": "ongoing", "sort_asc": "end_datetime", "progress": False}
+
+
+def test_an_end_written_as_a_date_only_is_said_not_warned(sb, monkeypatch):
+    """Two sales end the same day, 09:00 and 18:00; the 18:00 one's profile writes its end as
+    a date only (read 00:00). Nothing moved: a cold load and refresh='all' give no
+    StaleWarning (warnings as errors, the frame comes back), and the order is said: the
+    service sorts by a date the profiles show less exactly. Before: every call warned,
+    the cold one too, and advised refresh='all'."""
+    ongoing = _ongoing_by_end(sb)
+    late, early = ongoing[3].id, ongoing[4].id
+    day = dt.datetime(2027, 3, 15)
+    sb.update_ico(late, end=day + dt.timedelta(hours=18))
+    sb.update_ico(early, end=day + dt.timedelta(hours=9))
+    _profiles_show(sb, monkeypatch, {late: "15.03.2027"})
+    with time_machine.travel(T0, tick=False), warnings.catch_warnings():
+        warnings.simplefilter("error", icoframes.IcoframesWarning)
+        cold = icoframes.load_icos(**ONGOING)
+        again = icoframes.load_icos(**ONGOING, refresh="all")
+    for frame in (cold, again):
+        assert not frame["end_datetime"].dropna().is_monotonic_increasing  # not re-sorted
+        said = icoframes.report(frame).queries[0].order_unstated
+        assert "the service sorts by a date the profiles do not show" in str(said)
+        assert "refresh='all'" not in str(said)
+
+
+def test_a_list_sorted_by_another_end_than_shown_is_said_not_warned(sb, monkeypatch):
+    """The earliest-ending sale's profile shows its stage's end, after a sale listed later
+    (the service sorts by another end): a cold load and refresh='all' give the frame under
+    warnings as errors, the order said. Before: a StaleWarning on each, advising refresh='all'
+    (which brought the same)."""
+    ongoing = _ongoing_by_end(sb)
+    stage_end = ongoing[len(ongoing) // 2].end + dt.timedelta(days=1)
+    _profiles_show(sb, monkeypatch, {ongoing[0].id: stage_end.strftime("%d.%m.%Y %H:%M:%S")})
+    with time_machine.travel(T0, tick=False), warnings.catch_warnings():
+        warnings.simplefilter("error", icoframes.IcoframesWarning)
+        frames = [icoframes.load_icos(**ONGOING), icoframes.load_icos(**ONGOING, refresh="all")]
+    assert all("the service sorts by a date" in str(icoframes.report(f).queries[0].order_unstated)
+               for f in frames)
+
+
+def test_a_clock_stepped_back_warns_once_per_load_and_promises_only_what_is_true(sb):
+    """Every status cached at T0, the clock stepped back an hour: a load without a status
+    pages its three lists and warns once, naming them; the text says profile copies may be
+    fetched again and does not tell a right clock to be set right (the host that paged may
+    have run ahead). Before: three CacheWarnings, "are fetched again", "set this machine's
+    clock right"."""
+    with time_machine.travel(T0, tick=False) as clock:
+        icoframes.load_icos(progress=False)
+        clock.move_to(T0 - dt.timedelta(hours=1))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            icoframes.load_icos(progress=False)
+    said = [str(w.message) for w in caught if isinstance(w.message, icoframes.CacheWarning)]
+    assert len(said) == 1, said
+    assert all(f"'status': '{status}'" in said[0] for status in ("past", "ongoing", "upcoming"))
+    assert "may be fetched again" in said[0] and "are fetched again" not in said[0]
+    assert "set this machine's clock right" not in said[0]
+    assert "the host that paged it ran ahead" in said[0]
+
+
+def test_the_warning_tree_says_the_new_meanings():
+    """The tree atop icoframes.errors says what a CacheWarning and a StaleWarning now mean."""
+    tree = icoframes.errors.__doc__ or ""
+    assert "or a cached list dated after now (a clock stepped back): paged again" in tree
+    assert "or a date-sorted" in tree and "frame out of the order of the dates it shows" in tree

@@ -138,7 +138,8 @@ def _stale_copy_then_calls(sb, monkeypatch, query: dict, *, budget: int | None,
     return pages, frames
 
 
-# frames out of the order of the dates they show warn (StaleWarning), on every call here;
+# frames out of the order of the dates they show warn (StaleWarning) on calls whose copies
+# all predate the list (the order alone cannot tell those from a stale copy);
 # the warning itself is checked in test_order_and_clock_said.py
 @pytest.mark.filterwarnings("ignore::icoframes.errors.StaleWarning")
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
@@ -163,7 +164,8 @@ def test_a_copy_older_than_the_list_out_of_its_order_does_not_page_it_again(
     assert "not sorted by the end_datetime" in query.order_unstated
 
 
-# frames out of the order of the dates they show warn (StaleWarning), on every call here;
+# frames out of the order of the dates they show warn (StaleWarning) on calls whose copies
+# all predate the list (the order alone cannot tell those from a stale copy);
 # the warning itself is checked in test_order_and_clock_said.py
 @pytest.mark.filterwarnings("ignore::icoframes.errors.StaleWarning")
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
@@ -229,7 +231,8 @@ def test_copies_fetched_by_the_load_itself_that_moved_a_date_are_said(sb):
     assert "not sorted by the end_datetime they show" in query.order_unstated
 
 
-# frames out of the order of the dates they show warn (StaleWarning), on every call here;
+# frames out of the order of the dates they show warn (StaleWarning) on calls whose copies
+# all predate the list (the order alone cannot tell those from a stale copy);
 # the warning itself is checked in test_order_and_clock_said.py
 @pytest.mark.filterwarnings("ignore::icoframes.errors.StaleWarning")
 def test_a_list_the_service_sorts_by_another_end_is_paged_again_once(sb, monkeypatch):

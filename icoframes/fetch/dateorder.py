@@ -7,7 +7,9 @@ moved), the frame is not sorted by the dates it shows. Its rows are never sorted
 here: spec 4.2's order is the service's, and the dates the service sorted by are not the
 ones shown. So the query's ``order_unstated`` says it, and a :class:`StaleWarning` says
 which order the frame has and how to get the service's of now: a researcher taking
-``head(10)`` for "the first ten to end" must see it, not find it in an attribute.
+``head(10)`` for "the first ten to end" must see it, not find it in an attribute. Only
+when a copy older than the list explains it: a service sorting by a date the profiles
+show otherwise (a date without its time) is said, not warned, as no refresh changes it.
 """
 
 from __future__ import annotations
@@ -42,10 +44,33 @@ def out_of_order(dates: np.ndarray, descending: bool) -> bool:
     return bool(_breaks(dates, descending).size)
 
 
+def _stale_pair(icos: pd.DataFrame, dates: np.ndarray, descending: bool,
+               listed: pd.Timestamp | None) -> tuple[pd.Series, pd.Series] | None:
+    """Two neighbouring rows out of their dates' order, one of them a copy fetched before the
+    list was paged (the one out of place), when such copies explain the break: the rows of
+    copies fetched after the list are in its order. None when they are not (the service
+    sorts by a date the profiles do not show, or show less exactly: a date without its
+    time): no copy is stale then, and paging again gives the same order."""
+    if listed is None:
+        return None
+    fetched = pd.to_datetime(icos["fetched_at"], utc=True)
+    older = (fetched < listed).to_numpy(dtype=bool)
+    if not older.any() or out_of_order(dates[~older], descending):
+        return None
+    dated = icos.loc[~np.isnat(dates)]
+    old = older[~np.isnat(dates)]
+    for i in _breaks(dates, descending):  # the first break with a copy older than the list
+        if old[i] or old[i + 1]:
+            return dated.iloc[int(i)], dated.iloc[int(i) + 1]
+    return None
+
+
 def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
     """``summary`` with ``order_unstated`` said of its one query, sorted by a date, when
     ``icos`` (the result's rows, in the list's order) are not sorted by the dates they show;
-    warned (:class:`~icoframes.errors.StaleWarning`) whenever so, said before or not.
+    warned (:class:`~icoframes.errors.StaleWarning`) whenever copies older than the list
+    explain it: never when the service sorts by a date the profiles show otherwise, which
+    no refresh changes (a warning on every load, raised where warnings are errors).
 
     The check before the load (:func:`~.localquery.cached_query`) sees the copies cached
     then; profiles the load fetches after it (never fetched, expired, their summary
@@ -58,22 +83,26 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
         return summary
     (key, descending), query = sort, queries[0]
     dates = icos[key].to_numpy(dtype="datetime64[ms]")
-    breaks = _breaks(dates, descending)
-    if not breaks.size:
+    if not out_of_order(dates, descending):
         return summary
     when = query.get("fetched_at") or "unknown"
+    pair = _stale_pair(icos, dates, descending,
+                       None if when == "unknown" else pd.Timestamp(when))
     said = query.get("order_unstated") or (
-        f"the list's order, the service's when it was paged ({when}): the rows are not "
-        f"sorted by the {key} they show (a profile's {key} differs from the one the "
-        "service sorted by then)")
-    dated = icos.loc[~np.isnat(dates)]
-    row = dated.iloc[int(breaks[0]) + 1]
-    warn(f"the frame sorted by {key} ({'descending' if descending else 'ascending'}) is in "
-         f"the service's order of when its list was paged ({when}), not sorted by the {key} "
-         f"its rows show: {breaks.size} row(s) listed after an "
-         f"{'earlier' if descending else 'later'} {key} (e.g. id {int(row['id'])}, {key} "
-         f"{row[key]}); a date changed since the list or the copy was fetched, or the "
-         "service sorts by another date. refresh='all' pages the list and fetches every "
-         "copy again (the service's order of now); sort_values() sorts by the dates shown; "
-         "attrs['icoframes']['queries'][0]['order_unstated'] says it", StaleWarning)
+        f"the rows are not sorted by the {key} they show: "
+        + ("a copy older than the list shows a date moved since (refresh='all' fetches it "
+           "again)" if pair is not None else "the service sorts by a date the profiles do not "
+           "show (or show less exactly)")
+        + f"; the list's order, the service's when it was paged ({when})")
+    if pair is not None:
+        first, second = pair
+        warn(f"the frame sorted by {key} ({'descending' if descending else 'ascending'}) is "
+             f"in the service's order of when its list was paged ({when}), not sorted by the "
+             f"{key} its rows show: a row with {'a later' if descending else 'an earlier'} "
+             f"{key} is listed after {'an earlier' if descending else 'a later'} one: ids "
+             f"{int(first['id'])} ({key} {first[key]}), {int(second['id'])} ({key} "
+             f"{second[key]}); a copy fetched before the list shows a date changed since. "
+             "refresh='all' pages the list and fetches every copy again (the service's order "
+             "of now); sort_values() sorts by the dates shown; "
+             "attrs['icoframes']['queries'][0]['order_unstated'] says it", StaleWarning)
     return {**summary, "queries": [{**query, "order_unstated": said}]}

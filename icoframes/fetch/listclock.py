@@ -4,16 +4,16 @@ A clock stepped back (an NTP step, a VM restored from an image) after a load lea
 list and copy of that load dated after now. The freshness policy (:mod:`.policy`) counts a
 copy dated after now as the oldest, so that a clock stepped back never pins an old copy;
 a list is treated the same way: it is no longer "younger than max_age", and is paged again
-(with its profiles whose copies are dated after now). That costs as much as the first
-load, so it is never silent, and never said as an age: the reason and a
-:class:`~icoframes.errors.CacheWarning` say the list is dated after now, by how much, and
-what to do.
+(its profiles whose copies are dated after now may be fetched again). That can cost as much
+as the first load, so it is never silent, and never said as an age: the reason and one
+:class:`~icoframes.errors.CacheWarning` per load say the list is dated after now, by how
+much, and what to do.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -39,15 +39,20 @@ def after_now(what: str, fetched_at: dt.datetime, now: dt.datetime) -> str:
             "it runs ahead")
 
 
-def warn_after_now(params: Mapping[str, Any], declined: list[str]) -> None:
-    """Warn that the list ``params`` is paged because cached lists are dated after now."""
-    said = [why for why in declined if AFTER_NOW in why]
+def warn_after_now(queries: Iterable[tuple[Mapping[str, Any], list[str]]]) -> None:
+    """Warn once for a load's lists ``(params, declined)`` paged because cached lists are
+    dated after now (a load without a status pages three: one clock, one warning)."""
+    said = [(params, next(why for why in declined if AFTER_NOW in why))
+            for params, declined in queries if any(AFTER_NOW in why for why in declined)]
     if not said:
         return
-    shown = {k: v for k, v in params.items() if v is not None}
-    warn(f"the list {shown} is paged again: {said[0]}. A list or profile copy dated after "
-         "now counts as older than any max_age (a clock stepped back never pins an old copy), "
-         "so it and its profiles whose copies are dated after now are fetched again, which "
-         "may cost as many requests as the load that cached them; set this machine's clock "
-         "right (timedatectl; NTP) before loading, or load with offline=True meanwhile",
+    shown = ", ".join(str({k: v for k, v in params.items() if v is not None})
+                      for params, _ in said)
+    warn(f"the list{'s' if len(said) > 1 else ''} {shown} {'are' if len(said) > 1 else 'is'} "
+         f"paged again: {said[0][1]}. A cached list dated after now counts as older than any "
+         "max_age (a clock stepped back never pins an old copy); profile copies dated after "
+         "now may be fetched again too, up to as many requests as the load that cached them. "
+         "If the host that paged it ran ahead, the lists paged now answer the next loads; if "
+         "this machine's clock was stepped back, loads page again until it passes the time "
+         "the list was paged: wait until then, or load with offline=True meanwhile",
          CacheWarning)

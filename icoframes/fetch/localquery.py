@@ -63,7 +63,7 @@ from ..schema import FILTERS, empty_frame
 from ..store.cache import Cache, Stored
 from ..store.derived import DerivedTables
 from .dateorder import date_sort, out_of_order, shown_order
-from .listclock import after_now, ahead, warn_after_now
+from .listclock import after_now, ahead
 from .matching import (
     FILTER_PARAMS,
     IN,
@@ -301,8 +301,6 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
             and ahead(stored.fetched_at, now)):
         query.declined = [after_now("its own cached list", stored.fetched_at, now),
                           *query.declined]
-    if query.frame is None:  # paged: never silently for a clock behind the cache's
-        warn_after_now(params, query.declined)
     if stored is not None and moved is not None:
         query.repaged_for_order = query.frame is None  # (else a newer list answered)
         query.declined = [f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: "

@@ -31,6 +31,7 @@ from ..queries import combined_sort
 from ..schema import LIST, empty_frame
 from ..store.cache import Stored
 from ..store.db import ms
+from .listclock import warn_after_now
 from .paging import ListQuery
 
 __all__ = ["TOGETHER", "TOGETHER_THERE", "first_listed", "listed_now_wins", "listed_rows",
@@ -92,6 +93,8 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     again); None for a query to page.
     """
     found = [find(params, False) for params in queries]
+    # paged: never silently for a clock behind the cache's; once for the load's lists
+    warn_after_now((q.params, q.declined) for q, _ in found if q.frame is None)
     if status is None and combined_sort(status, filters) is not None:
         for query, _ in found:
             query.order_unstated = None  # sort_rows orders every row (ties by id)
