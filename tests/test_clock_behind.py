@@ -103,7 +103,7 @@ def _errors(caplog) -> list[str]:
 @INCOMPLETE
 @STALE
 # the lists the clock ahead cached are dated after now once it is right: paged again, warned
-@pytest.mark.filterwarnings("default:the list .* is paged again:icoframes.CacheWarning")
+@pytest.mark.filterwarnings("default:the lists? .* paged again:icoframes.CacheWarning")
 def test_a_clock_ahead_for_one_run_refuses_only_until_its_folder_is_moved_out(
         sb, tmp_path, caplog):
     """The clock a week ahead for one run writes a day dated a week on, its profiles cached

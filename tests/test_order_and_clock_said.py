@@ -67,8 +67,8 @@ def test_a_frame_not_sorted_by_the_dates_it_shows_warns_and_its_view_says_so(sb)
                                                              .order_unstated)
     text, page = repr(tables), tables._repr_html_()
     # what it means and what to do, within the line's width
-    assert ("    order: the rows are not sorted by the end_datetime they show: a copy older "
-            "than the list shows a date moved since (refresh='all' fetches it again)") in text
+    assert ("    order: the rows are not sorted by the end_datetime they show: a date moved "
+            "since the list or a copy was fetched (refresh='all' fetches both again)") in text
     assert "order of sort_asc=end_datetime, status=past: the rows are not sorted" in page
     assert "order: the rows are not sorted" in repr(tables.report)
 

@@ -8,8 +8,10 @@ here: spec 4.2's order is the service's, and the dates the service sorted by are
 ones shown. So the query's ``order_unstated`` says it, and a :class:`StaleWarning` says
 which order the frame has and how to get the service's of now: a researcher taking
 ``head(10)`` for "the first ten to end" must see it, not find it in an attribute. Only
-when a copy older than the list explains it: a service sorting by a date the profiles
-show otherwise (a date without its time) is said, not warned, as no refresh changes it.
+when rows kept from an earlier fetch explain it (a copy older than the list, or a list
+kept from an earlier load beside copies fetched since): a service sorting by a date the
+profiles show otherwise (a date without its time) is said, not warned, as no refresh
+changes it.
 """
 
 from __future__ import annotations
@@ -45,22 +47,23 @@ def out_of_order(dates: np.ndarray, descending: bool) -> bool:
 
 
 def _stale_pair(icos: pd.DataFrame, dates: np.ndarray, descending: bool,
-               listed: pd.Timestamp | None) -> tuple[pd.Series, pd.Series] | None:
-    """Two neighbouring rows out of their dates' order, one of them a copy fetched before the
-    list was paged (the one out of place), when such copies explain the break: the rows of
-    copies fetched after the list are in its order. None when they are not (the service
-    sorts by a date the profiles do not show, or show less exactly: a date without its
-    time): no copy is stale then, and paging again gives the same order."""
+               listed: pd.Timestamp | None, kept: bool) -> tuple[pd.Series, pd.Series] | None:
+    """Two neighbouring rows out of their dates' order, one of them out of date, when rows
+    kept from an earlier fetch explain the break: a copy fetched before the list was paged
+    (the rows of copies fetched after it in its order), or the list itself, ``kept`` from an
+    earlier load, beside copies fetched since. None when neither: the list was paged in
+    this load and the copies fetched after it are out of its order, so the service sorts by
+    a date the profiles do not show (or show less exactly: a date without its time), and
+    paging again brings the same."""
     if listed is None:
         return None
-    fetched = pd.to_datetime(icos["fetched_at"], utc=True)
-    older = (fetched < listed).to_numpy(dtype=bool)
-    if not older.any() or out_of_order(dates[~older], descending):
+    older = (pd.to_datetime(icos["fetched_at"], utc=True) < listed).to_numpy(dtype=bool)
+    moved = out_of_order(dates[~older], descending)
+    if moved and not kept:
         return None
-    dated = icos.loc[~np.isnat(dates)]
-    old = older[~np.isnat(dates)]
-    for i in _breaks(dates, descending):  # the first break with a copy older than the list
-        if old[i] or old[i + 1]:
+    dated, old = icos.loc[~np.isnat(dates)], older[~np.isnat(dates)]
+    for i in _breaks(dates, descending):  # the first break the out-of-date rows explain
+        if moved or old[i] or old[i + 1]:
             return dated.iloc[int(i)], dated.iloc[int(i) + 1]
     return None
 
@@ -68,9 +71,10 @@ def _stale_pair(icos: pd.DataFrame, dates: np.ndarray, descending: bool,
 def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
     """``summary`` with ``order_unstated`` said of its one query, sorted by a date, when
     ``icos`` (the result's rows, in the list's order) are not sorted by the dates they show;
-    warned (:class:`~icoframes.errors.StaleWarning`) whenever copies older than the list
-    explain it: never when the service sorts by a date the profiles show otherwise, which
-    no refresh changes (a warning on every load, raised where warnings are errors).
+    warned (:class:`~icoframes.errors.StaleWarning`) whenever rows kept from an earlier
+    fetch explain it (:func:`_stale_pair`): never when the service sorts by a date the
+    profiles show otherwise, which no refresh changes (a warning on every load, raised
+    where warnings are errors).
 
     The check before the load (:func:`~.localquery.cached_query`) sees the copies cached
     then; profiles the load fetches after it (never fetched, expired, their summary
@@ -86,11 +90,11 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
     if not out_of_order(dates, descending):
         return summary
     when = query.get("fetched_at") or "unknown"
-    pair = _stale_pair(icos, dates, descending,
-                       None if when == "unknown" else pd.Timestamp(when))
+    pair = _stale_pair(icos, dates, descending, None if when == "unknown" else
+                       pd.Timestamp(when), bool(query.get("from_cache")))
     said = query.get("order_unstated") or (
         f"the rows are not sorted by the {key} they show: "
-        + ("a copy older than the list shows a date moved since (refresh='all' fetches it "
+        + ("a date moved since the list or a copy was fetched (refresh='all' fetches both "
            "again)" if pair is not None else "the service sorts by a date the profiles do not "
            "show (or show less exactly)")
         + f"; the list's order, the service's when it was paged ({when})")
@@ -101,7 +105,7 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
              f"{key} its rows show: a row with {'a later' if descending else 'an earlier'} "
              f"{key} is listed after {'an earlier' if descending else 'a later'} one: ids "
              f"{int(first['id'])} ({key} {first[key]}), {int(second['id'])} ({key} "
-             f"{second[key]}); a copy fetched before the list shows a date changed since. "
+             f"{second[key]}); a date changed since the list or a copy was fetched. "
              "refresh='all' pages the list and fetches every copy again (the service's order "
              "of now); sort_values() sorts by the dates shown; "
              "attrs['icoframes']['queries'][0]['order_unstated'] says it", StaleWarning)
