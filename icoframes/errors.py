@@ -44,9 +44,7 @@ into errors::
     ├── NoMatchWarning         a loader's query matched no ICO: the typed empty frame
     ├── IncompleteWarning      a result lacks rows: attrs["icoframes"] names them, and why
     │   └── MissingProfileWarning  only listed ICOs without a profile (error 482) left out
-    └── StaleWarning           rows kept from an earlier fetch, out of date; or a date-sorted
-                               frame out of the order of the dates it shows, as a copy older
-                               than its list shows a date moved since
+    └── StaleWarning           rows kept from an earlier fetch, out of date
 
 Each is reported at the line of the caller's code that called into icoframes
 (not inside the package), so the warning points at the notebook cell or

@@ -55,9 +55,7 @@ class NoMatchWarning(IcoframesWarning):
 
 class StaleWarning(IcoframesWarning):
     """Rows were kept from an earlier fetch, out of date: the call's ``budget`` or the daily
-    limit ran out first, or fetching them again failed. Or a frame sorted by a date is not
-    in the order of the dates its rows show, as a copy older than its list shows a date
-    moved since."""
+    limit ran out first, or fetching them again failed."""
 
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)

@@ -102,8 +102,7 @@ def test_offline_the_rows_come_in_the_lists_order_and_say_they_are_not_sorted(sb
     with time_machine.travel(MORNING, tick=False) as clock:
         _, extended = _a_sale_extended(sb, clock, narrower=narrower)
         before = _requests(sb)
-        with pytest.warns(icoframes.StaleWarning, match="not sorted by the end_datetime"):
-            cached = icoframes.load_icos(offline=True, **SORTED)
+        cached = icoframes.load_icos(offline=True, **SORTED)
     assert _requests(sb) == before
     assert int(cached["id"].iloc[0]) == extended  # the list's order, as paged at 03:00
     assert not cached["end_datetime"].dropna().is_monotonic_increasing
@@ -138,9 +137,8 @@ def _stale_copy_then_calls(sb, monkeypatch, query: dict, *, budget: int | None,
     return pages, frames
 
 
-# frames out of the order of the dates they show warn (StaleWarning) on calls whose copies
-# all predate the list (the order alone cannot tell those from a stale copy);
-# the warning itself is checked in test_order_and_clock_said.py
+# frames out of the order of the dates they show are said in order_unstated, not warned
+# (test_order_and_clock_said.py)
 @pytest.mark.filterwarnings("ignore::icoframes.errors.StaleWarning")
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
 @pytest.mark.parametrize(("sort", "budget", "new_per_call"),
@@ -164,9 +162,8 @@ def test_a_copy_older_than_the_list_out_of_its_order_does_not_page_it_again(
     assert "not sorted by the end_datetime" in query.order_unstated
 
 
-# frames out of the order of the dates they show warn (StaleWarning) on calls whose copies
-# all predate the list (the order alone cannot tell those from a stale copy);
-# the warning itself is checked in test_order_and_clock_said.py
+# frames out of the order of the dates they show are said in order_unstated, not warned
+# (test_order_and_clock_said.py)
 @pytest.mark.filterwarnings("ignore::icoframes.errors.StaleWarning")
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
 def test_stale_copies_outnumbering_the_new_ones_do_not_page_the_list_again(sb, monkeypatch):
@@ -219,8 +216,7 @@ def test_copies_fetched_by_the_load_itself_that_moved_a_date_are_said(sb):
             sb.update_ico(int(ico), end=dt.datetime(2099, 1, 1) + dt.timedelta(days=step))
         clock.shift(dt.timedelta(minutes=10))
         pages, profiles = sb.stats.requests["icos"], sb.stats.requests["ico"]
-        with pytest.warns(icoframes.StaleWarning, match="not sorted by the end_datetime"):
-            frame = icoframes.load_icos(**SORTED)
+        frame = icoframes.load_icos(**SORTED)
     assert sb.stats.requests["icos"] == pages  # its own list answered: no list page
     assert sb.stats.requests["ico"] - profiles == len(listed) - 2
     assert frame["id"].tolist() == listed["id"].tolist()  # the list's order
@@ -231,9 +227,8 @@ def test_copies_fetched_by_the_load_itself_that_moved_a_date_are_said(sb):
     assert "not sorted by the end_datetime they show" in query.order_unstated
 
 
-# frames out of the order of the dates they show warn (StaleWarning) on calls whose copies
-# all predate the list (the order alone cannot tell those from a stale copy);
-# the warning itself is checked in test_order_and_clock_said.py
+# frames out of the order of the dates they show are said in order_unstated, not warned
+# (test_order_and_clock_said.py)
 @pytest.mark.filterwarnings("ignore::icoframes.errors.StaleWarning")
 def test_a_list_the_service_sorts_by_another_end_is_paged_again_once(sb, monkeypatch):
     """A service whose list sorts its ongoing sales by an end their profiles do not show

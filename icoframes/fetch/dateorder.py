@@ -1,17 +1,15 @@
-"""A frame sorted by a date whose rows show their dates out of that order: said and warned.
+"""A frame sorted by a date whose rows show their dates out of that order: said, not warned.
 
 A list sorted by ``start_datetime`` or ``end_datetime`` comes in the service's order of
 when it was paged; its rows show the dates of their cached copies. When a copy shows a
 date moved since (a stale copy beside a list paged now, or a list paged before the date
-moved), the frame is not sorted by the dates it shows. Its rows are never sorted again
-here: spec 4.2's order is the service's, and the dates the service sorted by are not the
-ones shown. So the query's ``order_unstated`` says it, and a :class:`StaleWarning` says
-which order the frame has and how to get the service's of now: a researcher taking
-``head(10)`` for "the first ten to end" must see it, not find it in an attribute. Only
-when rows kept from an earlier fetch explain it (a copy older than the list, or a list
-kept from an earlier load beside copies fetched since): a service sorting by a date the
-profiles show otherwise (a date without its time) is said, not warned, as no refresh
-changes it.
+moved), or the service sorts by a date the profiles show otherwise (a date without its
+time), the frame is not sorted by the dates it shows. Its rows are never sorted again
+here: spec 4.2's order is the service's. So the query's ``order_unstated`` says it, with
+what explains it, and the report's views show it (``order: ...``). It is not warned: on a
+repeat load the rows alone cannot tell a moved date from the service's own order, and a
+warning that no refresh silences would come on every call (raised where warnings are
+errors).
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import StaleWarning, warn
 from .matching import sort_of
 
 __all__ = ["date_sort", "out_of_order", "shown_order"]
@@ -70,11 +67,9 @@ def _stale_pair(icos: pd.DataFrame, dates: np.ndarray, descending: bool,
 
 def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
     """``summary`` with ``order_unstated`` said of its one query, sorted by a date, when
-    ``icos`` (the result's rows, in the list's order) are not sorted by the dates they show;
-    warned (:class:`~icoframes.errors.StaleWarning`) whenever rows kept from an earlier
-    fetch explain it (:func:`_stale_pair`): never when the service sorts by a date the
-    profiles show otherwise, which no refresh changes (a warning on every load, raised
-    where warnings are errors).
+    ``icos`` (the result's rows, in the list's order) are not sorted by the dates they show,
+    with what explains it (:func:`_stale_pair`: rows kept from an earlier fetch, or the
+    service's own sort by a date the profiles show otherwise).
 
     The check before the load (:func:`~.localquery.cached_query`) sees the copies cached
     then; profiles the load fetches after it (never fetched, expired, their summary
@@ -98,15 +93,4 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
            "again)" if pair is not None else "the service sorts by a date the profiles do not "
            "show (or show less exactly)")
         + f"; the list's order, the service's when it was paged ({when})")
-    if pair is not None:
-        first, second = pair
-        warn(f"the frame sorted by {key} ({'descending' if descending else 'ascending'}) is "
-             f"in the service's order of when its list was paged ({when}), not sorted by the "
-             f"{key} its rows show: a row with {'a later' if descending else 'an earlier'} "
-             f"{key} is listed after {'an earlier' if descending else 'a later'} one: ids "
-             f"{int(first['id'])} ({key} {first[key]}), {int(second['id'])} ({key} "
-             f"{second[key]}); a date changed since the list or a copy was fetched. "
-             "refresh='all' pages the list and fetches every copy again (the service's order "
-             "of now); sort_values() sorts by the dates shown; "
-             "attrs['icoframes']['queries'][0]['order_unstated'] says it", StaleWarning)
     return {**summary, "queries": [{**query, "order_unstated": said}]}
