@@ -121,8 +121,7 @@ class Load:
         self._quota_warned = False
         self._progress = Progress(self.progress)
 
-    def __repr__(self) -> str:
-        # only what is set (a traceback's locals show a load whose __init__ raised)
+    def __repr__(self) -> str:  # only what is set (a traceback shows a half-made load's)
         base_url = redact_url(getattr(getattr(self, "settings", None), "base_url", None) or "")
         spent: object = "?"
         with contextlib.suppress(Exception):
@@ -279,6 +278,8 @@ class Load:
 
     def _next_page(self) -> bool:
         for query in self.queries:
+            if query.pages_left and self._lists.taken_over(query):  # its claim lapsed
+                self._plan_rows(query, query.frame, repaged=True)  # (a stop): another's list
             if (page := query.next_page()) is not None:
                 client = self.service.client(f"the list for {query.params}")
                 body = {**query.params, "page": page[0]}  # checked once, by build_queries
@@ -356,9 +357,8 @@ class Load:
 
     def _item_failed(self, kind: str, info: Any, reason: str) -> None:
         if kind == "page":
-            query, number, _ = info
-            query.on_failure(number, reason)
-            self._settle(query)
+            info[0].on_failure(info[1], reason)  # (info: the query, the page, its pass)
+            self._settle(info[0])
         else:
             self.failed[info.id] = reason
             self._keep(info, None, state="failed", reason=reason)

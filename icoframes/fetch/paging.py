@@ -189,7 +189,7 @@ class ListQuery:
         # (records() of no problem builds an empty frame: a page's most costly step)
         self.page_lost = lost.records() if len(lost) else []  # (its rows' keys: summary_keys)
         self._pages[(pass_no, number)] = (items, frame, self.page_lost)
-        if pass_no != self.passes:
+        if pass_no != self.passes or not self.paging:  # (not paging: another's list answers)
             return frame
         if pass_no > 1:  # (what :meth:`still_lists` reads)
             self._relisted.update(frame["id"].tolist())

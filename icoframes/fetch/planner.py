@@ -241,6 +241,7 @@ class ProfilePlan:
             return None
         if self._probes is not None and (wanted := self._probes.probes_wanted()):
             self._claim_probes(wanted, lists, urgent_only=bool(paging))
+        self._drop_lost()
         want, skipped = None, []
         while self._ready or self._claim_more(lists, urgent_only=bool(paging)):
             want = self._ready.popleft()
@@ -257,6 +258,17 @@ class ProfilePlan:
         if skipped:  # another process may ask them now, not once this load ends
             self._claimer().release(skipped)
         return want
+
+    def _drop_lost(self) -> None:
+        """The claimed ids whose claim another process took meanwhile (this one was stopped
+        past its lease: Ctrl-Z, a debugger) are not sent: they are waited for as any taken
+        id is, done once that process keeps them (:meth:`poll_others`)."""
+        claimer = self._claimer()
+        claimer.renew(every=claimer.lease / 3)  # drops the claims lost (once a third of a lease)
+        held = claimer.held
+        if lost := [w for w in self._ready if w.id not in held]:
+            self._waiting.update((w.id, w) for w in lost)
+            self._ready = deque(w for w in self._ready if w.id in held)
 
     def _claim_probes(self, wanted: int, lists: Sequence[ListQuery], urgent_only: bool) -> None:
         """Claim ``wanted`` profiles spread evenly over the rest of the plan (those claimed and

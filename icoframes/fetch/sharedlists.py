@@ -113,6 +113,21 @@ class SharedLists:
                      "dir: this load waits for it (and pages it itself should that process "
                      "stop first)", query.params)
 
+    def taken_over(self, query: ListQuery) -> bool:
+        """Whether ``query``, being paged, is now answered by the list another process kept
+        after its claim lapsed (this process stopped past its lease: Ctrl-Z, a debugger): its
+        pages left are not asked (those in flight are only planned). Asked before each page,
+        so a process resumed pays none of the pages that process paid."""
+        claims = self._claims()
+        claims.renew()  # drops the claims lost (one write per page: a page is 20 ICOs)
+        if list_claim_id(query.params) in claims.held:
+            return False
+        if (kept := self._kept(query, query.fallback)) is None:
+            return False  # (not kept yet: paged on, its pages as likely to be needed as not)
+        query.use_cached(kept)
+        query.paging = False
+        return True
+
     def _kept(self, query: ListQuery, stored: Stored | None) -> Stored | None:
         """The list of ``query`` another process kept since this load looked in the cache
         (and found ``stored``), if any: another copy than that one, whatever the clocks say,
