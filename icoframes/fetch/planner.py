@@ -263,6 +263,8 @@ class ProfilePlan:
         """The claimed ids whose claim another process took meanwhile (this one was stopped
         past its lease: Ctrl-Z, a debugger) are not sent: they are waited for as any taken
         id is, done once that process keeps them (:meth:`poll_others`)."""
+        if not self._ready:  # (none claimed: no claims opened, a read-only cache's load too)
+            return
         claimer = self._claimer()
         claimer.renew(every=claimer.lease / 3)  # drops the claims lost (once a third of a lease)
         held = claimer.held
