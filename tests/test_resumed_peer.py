@@ -5,12 +5,14 @@ took it and kept the list, it takes that list.
 
 Real processes against the sandbox on 127.0.0.1: load A is stopped by the test when its
 page 1 reaches the server (its answer held until A is resumed); its claims are then made to
-lapse in the store, as a stop past the lease does (no clock moved: the copies B keeps are not
-from A's future), load B runs and ends; then A is resumed. Requests are counted at the server.
+lapse in the store, as a stop past the lease does (no clock moved, and both children read one
+clock, the test's: the copies B keeps are not from A's future), load B runs and ends; then A
+is resumed. Requests are counted at the server, B's apart from what A asks once resumed.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import signal
 import subprocess
@@ -20,8 +22,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from ledger_day import noon, on_this_clock
-from waiting import HANG_GUARD
+import time_machine
+from ledger_day import noon
+from waiting import HANG_GUARD, wait_until
 
 from icoframes import sandbox
 from icoframes.config import SETTINGS
@@ -30,14 +33,24 @@ from icoframes.store.cache import Cache
 _LOAD = "import icoframes\nicoframes.load_icos(status='past', progress=False)\n"
 
 
+def _on_the_test_clock(script: str) -> str:
+    """``script`` (for ``python -c``) run on this process's (moved, ticking) clock: the child
+    moves its own clock by what this one is moved by, so every child reads the same time as
+    the test whenever it starts (a child moved to the time the test read at its start would
+    run behind by its own start-up, each by a different amount)."""
+    moved_by = dt.datetime.now(dt.UTC).timestamp() - time_machine.escape_hatch.time.time()
+    return ("import time as _t, time_machine as _tm\n"
+            f"_tm.travel(_t.time() + {moved_by!r}, tick=True).start()\n" + script)
+
+
 def _child(sb, tmp_path: Path) -> subprocess.Popen:
-    """``load_icos(status="past")`` in a child on this process's clock as it reads now."""
+    """``load_icos(status="past")`` in a child on this process's clock."""
     env = {k: v for k, v in os.environ.items() if k not in {s.env for s in SETTINGS}}
     env.update({f"ICOFRAMES_{name.upper()}": str(value)
                 for name, value in sb.settings().items() if value is not None})
     env.update(ICOFRAMES_CACHE_DIR=str(tmp_path / "cache"), ICOFRAMES_TIMEOUT="3600",
                ICOFRAMES_MAX_WORKERS="2")
-    return subprocess.Popen([sys.executable, "-c", on_this_clock(_LOAD)], env=env,
+    return subprocess.Popen([sys.executable, "-c", _on_the_test_clock(_LOAD)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -47,6 +60,8 @@ def test_a_resumed_load_takes_the_list_another_process_kept_while_it_was_stopped
         n_past = len(sb.directory.ids("past"))
         asked: list[str] = []  # the status of every list request the server answered
         lock, children, b_said = threading.Lock(), [], []
+        lapsed: list[int] = []  # claims of A's made to lapse
+        by_b: dict[str, object] = {}  # what the server answered until B ended
         real_query = sb.directory.query
 
         def query(wire):  # the server's look-up for one list request
@@ -57,12 +72,22 @@ def test_a_resumed_load_takes_the_list_another_process_kept_while_it_was_stopped
                 a = children[0]
                 os.kill(a.pid, signal.SIGSTOP)
                 os.waitpid(a.pid, os.WUNTRACED)  # (returns once A is stopped)
-                cache = Cache(tmp_path / "cache", sb.settings()["base_url"])
-                with cache.database().write() as conn:  # type: ignore[union-attr]
-                    conn.execute("UPDATE claims SET expires = 0")  # A's lease ran out
+                # the folder the children use (named by the service, not by its address)
+                cache = Cache(tmp_path / "cache", sb.settings()["service_name"])
+                db = cache.database()
+                assert db is not None
+
+                def lapse() -> bool:  # A's lease ran out (A claims the list before page 1)
+                    with db.write() as conn:
+                        lapsed.append(conn.execute("UPDATE claims SET expires = 0 WHERE pid = ?",
+                                                   (a.pid,)).rowcount)
+                    return lapsed[-1] > 0
+
+                assert wait_until(lapse)
                 b = _child(sb, tmp_path)
                 b_said.append(b.communicate(timeout=HANG_GUARD)[1])
                 b_said.append(b.returncode)
+                by_b.update(lists=Counter(asked), profiles=sum(sb.stats.profile_hits.values()))
                 os.kill(a.pid, signal.SIGCONT)
             return real_query(wire)
 
@@ -71,8 +96,10 @@ def test_a_resumed_load_takes_the_list_another_process_kept_while_it_was_stopped
         _, log_a = children[0].communicate(timeout=HANG_GUARD)
         assert b_said[1:] == [0], b_said
         assert children[0].returncode == 0, log_a
-        # B paged the list and fetched every profile; A paid its page 1 only (asked before
-        # its stop), none of the pages B paid, and no profile again
-        assert Counter(asked) == {"past": 3 + 1}, (asked, log_a)
+        assert lapsed[-1] >= 1, lapsed  # A's list claim, in the folder the children use
+        # B paged the list (A's page 1 was asked before its stop) and fetched every profile
+        assert by_b == {"lists": {"past": 1 + 3}, "profiles": n_past}, (by_b, b_said[0])
+        # A, resumed, paid none of the pages B paid, and no profile again
+        assert Counter(asked) - by_b["lists"] == {}, (asked, log_a)  # type: ignore[operator]
+        assert sum(sb.stats.profile_hits.values()) - n_past == 0, log_a
         assert sb.stats.requests["icos"] == 3 + 1
-        assert sum(sb.stats.profile_hits.values()) == n_past
