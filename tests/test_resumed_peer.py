@@ -36,11 +36,14 @@ _LOAD = "import icoframes\nicoframes.load_icos(status='past', progress=False)\n"
 def _on_the_test_clock(script: str) -> str:
     """``script`` (for ``python -c``) run on this process's (moved, ticking) clock: the child
     moves its own clock by what this one is moved by, so every child reads the same time as
-    the test whenever it starts (a child moved to the time the test read at its start would
-    run behind by its own start-up, each by a different amount)."""
+    the test whenever it starts (a child moved to the time the test read at its start runs
+    behind by its own start-up, each by a different amount: B's copies were then in A's
+    future, stale to A)."""
     moved_by = dt.datetime.now(dt.UTC).timestamp() - time_machine.escape_hatch.time.time()
+    # a moved clock starts ticking at its first read, not when moved: read at once, else
+    # the child's clock runs behind by what it does before its first read (imports)
     return ("import time as _t, time_machine as _tm\n"
-            f"_tm.travel(_t.time() + {moved_by!r}, tick=True).start()\n" + script)
+            f"_tm.travel(_t.time() + {moved_by!r}, tick=True).start()\n_t.time()\n" + script)
 
 
 def _child(sb, tmp_path: Path) -> subprocess.Popen:
