@@ -106,3 +106,26 @@ def test_a_resumed_load_takes_the_list_another_process_kept_while_it_was_stopped
         assert Counter(asked) - by_b["lists"] == {}, (asked, log_a)  # type: ignore[operator]
         assert sum(sb.stats.profile_hits.values()) - n_past == 0, log_a
         assert sb.stats.requests["icos"] == 3 + 1
+
+
+def test_a_page_in_flight_that_fails_after_another_list_answers_the_query_marks_nothing(
+        tmp_path):
+    """A page asked before the load took another process's list (its claim lapsed), which
+    then fails for good, is no failed page of that list: the list it answers with was
+    kept complete by that process."""
+    from icoframes.fetch.paging import ListQuery
+    from icoframes.parse.lists import list_frame
+
+    cache = Cache(tmp_path, "http://127.0.0.1:9")
+    params = {"status": "past"}
+    query = ListQuery(dict(params))
+    query.paging = True
+    assert query.next_page() == (1, 1)  # in flight
+    items = [{"id": 7, "main": {"name": "Seven"}}]  # kept by the other process meanwhile
+    cache.write_list(params, items, list_frame(items, status="past"), total_icos=1)
+    kept = cache.read_list(params)
+    assert kept is not None
+    query.use_cached(kept)  # (what SharedLists.taken_over does)
+    query.paging = False
+    query.on_failure(1, "HTTP 503 after 3 tries")
+    assert (query.failed_pages, query.complete, query.in_flight) == ({}, True, 0)

@@ -229,7 +229,10 @@ class ListQuery:
 
     def on_failure(self, number: int, reason: str) -> None:
         """A page failed for good (after its retries): the list cannot be complete."""
-        self.in_flight, self._failed_in_a_row = self.in_flight - 1, self._failed_in_a_row + 1
+        self.in_flight -= 1
+        if not self.paging:  # another's list answers it now (as on_page): its pages are that list's
+            return
+        self._failed_in_a_row += 1
         self.failed_pages[number] = reason
         if number == 1:
             self._ended = True  # without page 1 nothing says how many pages there are
