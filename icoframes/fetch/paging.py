@@ -44,10 +44,9 @@ __all__ = ["MAX_PASSES", "MOVED", "PAGES_FAILED", "STOOD_IN", "ListQuery", "page
 
 #: Passes over a list's pages at most in one load (a list that keeps moving is kept partial).
 MAX_PASSES = 2
-#: Pages of a list that failed for good in a row (no page came between) after which the rest
-#: of its pass is not asked: a count that overstates the list (pages past its end answered
-#: wrongly) costs a few requests, not two per page it claims, and never sinks the load (a
-#: run of wrong answers long enough trips the breaker); the list is kept partial.
+#: Pages of a list that failed for good in a row after which the rest of its pass is not
+#: asked: a count that overstates the list (pages past its end answered wrongly) costs a few
+#: requests, not two per page it claims; the list is kept partial and the load goes on.
 PAGES_FAILED = 8
 #: The ``cache_declined`` line of a list whose cached answer stood in for its paging begins so.
 STOOD_IN = "that paging came back partial"
@@ -220,17 +219,17 @@ class ListQuery:
                 if first is None or number < first[0]:
                     self._empty[pass_no] = (number, self._counts)
         elif number > 1 and ids and ids <= self._ids_this_pass:
-            # a whole page of ICOs already seen: a server repeating itself, not a list
-            # shifting (that moves an item or two); asking for more pages would not end
+            # a whole page seen before: a server repeating itself (a shifting list moves 1-2)
             self._ended = True
             self.failed_pages[number] = "the page repeats earlier pages"
         self._ids_this_pass |= ids
         return frame
 
     def on_failure(self, number: int, reason: str) -> None:
-        """A page failed for good (after its retries): the list cannot be complete."""
+        """A page failed for good (after its retries): the list cannot be complete, unless
+        another's list answers it now (as in :meth:`on_page`)."""
         self.in_flight -= 1
-        if not self.paging:  # another's list answers it now (as on_page): its pages are that list's
+        if not self.paging:
             return
         self._failed_in_a_row += 1
         self.failed_pages[number] = reason
@@ -307,8 +306,7 @@ class ListQuery:
         """After a pass: True to page once more, else settle ``frame`` and ``complete``."""
         pages = [self._pages[key] for key in sorted(self._pages) if key[0] == self.passes]
         items = merge_pages({"data": page[0]} for page in pages)
-        # items the service sent without a usable id are short in the frame, not in the list:
-        # paging again now would bring the same items back
+        # items sent without a usable id are short in the frame (paging again brings them back)
         short = self.total_icos is None or len(items) < self.total_icos
         if self._shrank:
             number, (icos, n_pages) = self._empty[self.passes]
