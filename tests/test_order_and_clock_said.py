@@ -222,3 +222,21 @@ def test_the_warning_tree_says_the_new_meanings():
     """The tree atop icoframes.errors says what a CacheWarning and a StaleWarning now mean."""
     tree = icoframes.errors.__doc__ or ""
     assert "or a cached list dated after now (a clock stepped back): paged again" in tree
+
+
+def test_a_list_paged_under_a_second_ahead_is_paged_again_unwarned():
+    """Two processes of one host read their clocks apart by milliseconds (a test's moved
+    clock in a child): a list a peer paged 2 ms "after now" is declined as before, with a
+    reason that says so, and no CacheWarning (it is not a clock stepped back)."""
+    from icoframes.fetch.listclock import AFTER_NOW, after_now, warn_after_now
+
+    now = dt.datetime(2026, 11, 20, 12, tzinfo=dt.UTC)
+    near = after_now("the cached list {'status': 'past'}", now + dt.timedelta(milliseconds=2), now)
+    far = after_now("the cached list {'status': 'past'}", now + dt.timedelta(seconds=2), now)
+    assert AFTER_NOW not in near and "clocks read apart by under a second" in near
+    assert AFTER_NOW in far
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_after_now([({"status": "past"}, [near])])  # nothing said
+    with pytest.warns(icoframes.CacheWarning, match="dated after now"):
+        warn_after_now([({"status": "past"}, [far])])

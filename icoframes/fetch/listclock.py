@@ -20,10 +20,13 @@ import pandas as pd
 
 from ..errors import CacheWarning, warn
 
-__all__ = ["AFTER_NOW", "after_now", "ahead", "warn_after_now"]
+__all__ = ["AFTER_NOW", "SKEW", "after_now", "ahead", "warn_after_now"]
 
 #: What every reason about a list dated after now says (:func:`warn_after_now` looks for it).
 AFTER_NOW = "dated after now"
+#: Less ahead than this is two clocks read apart (processes of one host under a test's or a
+#: VM's clock), not a clock stepped back: paged again all the same, not warned of.
+SKEW = dt.timedelta(seconds=1)
 
 
 def ahead(fetched_at: dt.datetime, now: dt.datetime) -> bool:
@@ -33,6 +36,9 @@ def ahead(fetched_at: dt.datetime, now: dt.datetime) -> bool:
 
 def after_now(what: str, fetched_at: dt.datetime, now: dt.datetime) -> str:
     """Why ``what`` (a cached list) does not answer: it is dated after ``now``."""
+    if fetched_at - now < SKEW:
+        return (f"{what} was paged {pd.Timedelta(fetched_at - now)} after this machine's "
+                f"clock reads now ({now.isoformat()}): clocks read apart by under a second")
     return (f"{what} is {AFTER_NOW}: paged at {fetched_at.isoformat()}, "
             f"{pd.Timedelta(fetched_at - now)} after this machine's clock "
             f"({now.isoformat()}); the clock was stepped back since, or the host that paged "
