@@ -86,12 +86,12 @@ def test_known_codes_no_ico_uses_are_not_named_in_the_warning():
     # BTC, EUR, XBT (read as BTC) and CNY are right codes that these ICOs simply do not
     # use (INR too, an ISO code): only RUPEE, a word no code is read from, looks like a
     # naming problem
-    rates = _rates(["ETH", "rupee", "BTC", "EUR", "XBT", "CNY", "INR"],
-                   [500.0, 0.0094, 8e3, 1.2, 8e3, 0.16, 0.012])
+    rates = _rates(["ETH", "rupee", "BTC", "EUR", "XBT", "CNY", "INR", "LINK"],
+                   [500.0, 0.0094, 8e3, 1.2, 8e3, 0.16, 0.012, 7.5])
     usd, [message] = _converted(rates)
     assert usd[0] == 15_000_000.0 and np.isnan(usd[1])
     assert "the rates' currencies RUPEE match no unit" in message
-    assert not re.search(r"\b(BTC|EUR|XBT|CNY|INR)\b", message.split("(a currency")[0])
+    assert not re.search(r"\b(BTC|EUR|XBT|CNY|INR|LINK)\b", message.split("(a currency")[0])
 
 
 def test_sandbox_rates_beside_an_ico_without_dates_blame_no_rate_currency():

@@ -154,6 +154,9 @@ def test_without_a_reset_time_the_day_is_the_utc_day(tmp_path):
     assert ledger.next_reset(late) == dt.datetime(2030, 1, 2, tzinfo=dt.UTC)
     assert ledger.next_reset(late + dt.timedelta(minutes=1)) == dt.datetime(2030, 1, 3,
                                                                            tzinfo=dt.UTC)
+    assert ledger.next_reset(day="2030-01-01") == dt.datetime(2030, 1, 2, tzinfo=dt.UTC)
+    with pytest.raises(TypeError, match="now or day, not both"):  # neither silently ignored
+        ledger.next_reset(late, day="2030-01-05")
 
 
 def test_the_cap_message_names_a_known_reset_time(tmp_path):

@@ -66,6 +66,13 @@ def test_an_exchange_in_an_ico_era_token_reads():
     assert _price("1 XYZ = 0.01 GAS")[:2] == (0.01, "GAS")
 
 
+@pytest.mark.parametrize(("value", "unit"), [("1 XYZ = 0.0001 ₿", "BTC"), ("0.0001 ₿", "BTC"),
+                                             ("1 XYZ = 900 ₩", "KRW"), ("0.1 Ξ", "ETH")])
+def test_every_currency_sign_reads_after_the_number(value, unit):
+    # the unit after a number takes every sign SYMBOL_CHARS has (one list, not a copy)
+    assert _price(value)[:2] == (float(value.split()[-2]), unit)
+
+
 @pytest.mark.parametrize("value", ["5 try", "10 top", "5M mad", "5 pen", "0.1 gas", "5M kin",
                                    "10 pounds"])
 def test_english_words_among_the_codes_are_units_only_in_capitals(value):

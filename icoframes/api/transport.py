@@ -154,9 +154,9 @@ def deadline(seconds: float, control: LoadControl | None = None) -> Iterator[Dea
     if control is not None:  # an attempt leaves (Cancelled once the load is stopped), counted
         control.sending()  # until it is over; a trip of asks to wait awaits its answer
     previous = getattr(_local, "deadline", None), getattr(_local, "control", None)
-    _local.deadline, _local.control = current, control
-    _WATCHDOG.watch(current)
-    try:
+    try:  # (counted above: released below, whatever fails from here)
+        _local.deadline, _local.control = current, control
+        _WATCHDOG.watch(current)
         yield current
     finally:
         current.finish()

@@ -17,11 +17,17 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..store import folders
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE
 from ..store.db import SET_ASIDE, SIDE_FILES
 from ..store.derived import STATE_NAME
-from ..store.folders import MAKING, USED_MARK, CacheFolderRefused, check_folder
+from ..store.folders import (
+    MAKING,
+    USED_MARK,
+    CacheFolderRefused,
+    check_folder,
+    open_mark,
+    touch_mark,
+)
 from ..store.ledger import LEDGER_NAME
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_LEFTOVERS", "TABLE_FILES", "TEMP_GRACE", "TOP_LEFTOVERS",
@@ -102,9 +108,9 @@ def mark_used(folder: str | os.PathLike[str]) -> None:
     :func:`~icoframes.store.folders.check_folder`)."""
     folder = Path(folder)
     with contextlib.suppress(OSError, CacheFolderRefused):  # read-only: not pruned either
-        if check_folder(folder) and (fd := folders.open_mark(folder)) is not None:
+        if check_folder(folder) and (fd := open_mark(folder)) is not None:
             try:
-                folders.touch_mark(fd, folder)
+                touch_mark(fd, folder)
             finally:
                 os.close(fd)
 

@@ -81,6 +81,8 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
     if sort is None or icos.empty:
         return summary
     (key, descending), query = sort, queries[0]
+    if query.get("order_unstated"):  # said already (the list's own order, before the load)
+        return summary
     dates = icos[key].to_numpy(dtype="datetime64[ms]")
     if not out_of_order(dates, descending):
         return summary

@@ -96,7 +96,8 @@ class FirstSignal:
                     raise
                 self._fired = True
                 if self.caught is None:
-                    self.caught, self.signum = exc, None
+                    self.caught = exc
+                    self.signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else None
                     self._on_caught()
         if self._fired and not self._until_exit:  # a signal came between two: the one set
             self._restore()  # after it goes back too

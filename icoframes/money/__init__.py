@@ -31,7 +31,7 @@ import pandas as pd
 from ..errors import InvalidParameter, did_you_mean, quoted, warn
 from ..parse.units import FIAT_CODES, UNIT_ALIASES, canonical_units
 from ..queries import checked_keywords
-from ..vocabulary import ISO_CURRENCY_CODES
+from ..vocabulary import ISO_CURRENCY_CODES, TOKEN_CODES
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
 from .rateage import RateMaxAge, rate_age
@@ -294,7 +294,7 @@ def _unmatched(table: pd.DataFrame, units: list[np.ndarray]) -> str:
     used = set(np.concatenate(units).tolist()) if units else set()
     names = sorted(name for name in set(table["currency"].tolist()) - used
                    if name not in UNIT_ALIASES and name not in FIAT_CODES
-                   and name not in ISO_CURRENCY_CODES)
+                   and name not in ISO_CURRENCY_CODES and name not in TOKEN_CODES)
     if not names:
         return ""
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10 else "")

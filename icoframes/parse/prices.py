@@ -76,7 +76,7 @@ _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking
     rf"""\s*+(?P<pre>{SYMBOL_PATTERN})?\s*+
     (?P<num>[0-9](?:[0-9,.\s'’]*[0-9])?(?:e[-+]?[0-9]+)?)\s*+  # "1e3", as an amount
     (?:(?P<mult>{MULTIPLIER_PATTERN})\b\.?)?\s*+
-    (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£|₩|₽)?\s*""",
+    (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|{"|".join(map(re.escape, sorted(SYMBOL_CHARS)))})?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
 

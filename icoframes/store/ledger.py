@@ -136,6 +136,8 @@ class QuotaLedger(InDatabase):
                    ) -> dt.datetime:
         """When the day counted at ``now`` (or the counted ``day``, ISO) ends (UTC): the next
         count starts then."""
+        if now is not None and day is not None:
+            raise TypeError("next_reset takes now or day, not both")
         return dt.datetime.combine(dt.date.fromisoformat(day or self.day(now)),
                                    self.reset or dt.time(0), tzinfo=dt.UTC) + dt.timedelta(days=1)
 

@@ -56,9 +56,11 @@ _FIND = ("SELECT id, typeof(attempts) = 'integer' AND state IN ('fetched', 'gone
 def _text(value: bytes | None) -> bool:
     """Whether a stored text decodes (as ``sqlite3`` decodes it: UTF-8, strictly)."""
     try:
-        return value is None or value.decode() is not None
+        if value is not None:
+            value.decode()
     except UnicodeDecodeError:
         return False
+    return True
 
 
 def damaged_profiles(conn: sqlite3.Connection, ids: Iterable[int] | None = None) -> list[int]:
