@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from icoframes.errors import IcoframesWarning
-from icoframes.money import conversion_dates, normalize_rates, to_usd
+from icoframes.ages import age_hint, as_age
+from icoframes.errors import IcoframesWarning, InvalidParameter
+from icoframes.money import conversion_dates, normalize_rates, rate_age, to_usd
 
 
 def _icos(n: int = 1, **columns: object) -> pd.DataFrame:
@@ -514,17 +515,30 @@ def test_a_rate_max_age_of_seconds_of_a_day_or_more_is_those_seconds(given):
     assert out["hard_cap_usd"].tolist() == [2.0]  # the day before's rate: within a day
 
 
-def test_a_rate_max_age_of_one_nanosecond_is_positive_and_takes_the_same_day_rate():
+def test_a_rate_max_age_of_one_microsecond_is_positive_and_takes_the_same_day_rate():
     icos = _icos(2, hard_cap=[1.0, 1.0], caps_unit=["ETH", "ETH"],
                  end_datetime=["2018-01-01", "2018-01-02"])
-    with pytest.warns(IcoframesWarning, match=r"up to 1ns before the date.*: ETH 1$"):
+    with pytest.warns(IcoframesWarning, match=r"up to 1us before the date.*: ETH 1$"):
         out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
-                     rate_max_age="1ns")
+                     rate_max_age="1us")
     assert out["hard_cap_usd"].tolist()[0] == 2.0 and np.isnan(out["hard_cap_usd"][1])
-    with pytest.warns(IcoframesWarning, match=r"up to 1 nanoseconds before the date.*: ETH 1$"):
+    with pytest.warns(IcoframesWarning, match=r"up to 1 microseconds before the date.*: ETH 1$"):
         out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
-                     rate_max_age=np.timedelta64(1, "ns"))  # a timedelta64 too: positive
+                     rate_max_age=np.timedelta64(1, "us"))  # a timedelta64 too: positive
     assert out["hard_cap_usd"].tolist()[0] == 2.0 and np.isnan(out["hard_cap_usd"][1])
+
+
+@pytest.mark.parametrize("given", ["1ns", " 999ns ", np.timedelta64(1, "ns"), pd.Timedelta(1)])
+def test_a_rate_max_age_under_a_microsecond_is_refused_as_every_age_argument_refuses_it(given):
+    # every other age argument (max_age="1ns") refuses it, an age would hold it as 0: as_age
+    # is their one reader, age_hint their one reason
+    why = " (a positive age shorter than a microsecond, which an age would hold as 0)"
+    assert as_age(given) is None and age_hint(given) == why
+    for call in (lambda: to_usd(_icos(1), _long(("2018-01-01", "ETH", 2.0)), rate_max_age=given),
+                 lambda: rate_age(given, "compute_features")):
+        with pytest.raises(InvalidParameter) as caught:
+            call()
+        assert str(caught.value).endswith(f"; got {given!r}{why}")
 
 
 # -- dates given as text: ISO 8601 of any precision, nothing else -----------------------------

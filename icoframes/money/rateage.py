@@ -5,7 +5,8 @@ A duration (``"7D"``, ``"12h"``, a timedelta, a pandas Timedelta, a NumPy timede
 a unit) or a number of seconds, as text too. Rates are matched by day, so a number of
 seconds under a day is refused: ``rate_max_age=7`` most likely means seven days (pandas
 reads 7 nanoseconds), and the refusal says ``'7D'``. A duration under a day is taken as
-written: its unit says it (any such age takes the date's own day's rate only).
+written: its unit says it (any such age takes the date's own day's rate only), unless it is
+shorter than a microsecond (``"1ns"``), which every age argument refuses.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
                     else numpy_duration(rate_max_age) if isinstance(rate_max_age, np.timedelta64)
                     else _timedelta(rate_max_age) if isinstance(rate_max_age, dt.timedelta)
                     else None)
-        if duration is not None and duration > pd.Timedelta(0):
-            return duration  # 1ns too: the date's own day, as any age under a day
+        if duration is not None and duration > pd.Timedelta(0) and as_age(duration):
+            return duration  # under a day: the date's own day; under a microsecond ("1ns")
+            # refused, as by every age argument (an age would hold it as 0)
         meant = meant_number(rate_max_age, whole=False) if isinstance(rate_max_age, str) \
             else None  # "٣": 3 seconds, which is surely 3 days here
         why, hint = (_under_a_day(meant) if meant is not None and 0 < meant < _DAY.total_seconds()
