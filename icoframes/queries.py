@@ -386,10 +386,13 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
     # would drop names that are all known ("Malta, USA" is no 'Malaysia')
     as_list = list_hint(value, lambda part: spelled.get(part.casefold()) if place else (
         pasted_id(part) if not _is_name(part) else spelled.get(part.casefold())))
-    # yet a near name that holds a comma itself ("finance,banking": 'Finance, Banking') is
-    # written as the value is; one that holds none only when no list reads ("New/Zealand")
-    if as_list and not any(joined_parts(name) for name in suggestions):
-        suggestions = []
+    # yet a near name that holds a comma itself is what the value writes when it has as many
+    # parts ("finance,banking": 'Finance, Banking'); one with fewer parts would drop the rest
+    # ("Finance, Banking, Platform": the three names), one that holds none is hinted only
+    # when no list reads ("New/Zealand")
+    if as_list:
+        parts = len(joined_parts(value))
+        suggestions = [name for name in suggestions if len(joined_parts(name)) == parts]
     hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else as_list
     raise InvalidParameter(f"unknown {key if place else key + ' name'} {quoted(value)}{hint} (see "
                            f"the {'location' if place else key} rows of icoframes.load_filters())")

@@ -159,8 +159,8 @@ def test_an_age_in_other_digits_suggests_the_form_pandas_reads_without_a_warning
                                           "the type rows of icoframes.load_filters())"),
     ({"accepted_currencies": "ETH,None"},
      "invalid list parameter accepted_currencies='ETH,None': takes currency tickers (2 to 10 "
-     "letters or digits, like 'ETH' or 'USDT') or the names of "
-     "icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); 'ETH,None' is not one"),
+     "letters or digits, like 'ETH' or 'USDT') or the names of icoframes.vocabulary."
+     "UNIT_ALIASES and TOKEN_NAMES ('Ether', 'Bitcoin', 'Tron'); 'ETH,None' is not one"),
     # a list pasted as one name: no part of it alone
     ({"location": "Singapore, Atlantis"}, "unknown location 'Singapore, Atlantis' (see the "
                                           "location rows of icoframes.load_filters())"),
@@ -168,9 +168,10 @@ def test_an_age_in_other_digits_suggests_the_form_pandas_reads_without_a_warning
     ({"category": "finance,banking"}, "unknown category name 'finance,banking'; did you mean "
                                       "'Finance, Banking'? (see the category rows of "
                                       "icoframes.load_filters())"),
+    # ... but never one with fewer parts than the value: it would drop the rest
     ({"category": "Finance, Banking, Platform"},
-     "unknown category name 'Finance, Banking, Platform'; did you mean 'Finance, Banking'? "
-     "(see the category rows of icoframes.load_filters())"),
+     "unknown category name 'Finance, Banking, Platform'; did you mean ['Finance', 'Banking', "
+     "'Platform']? (see the category rows of icoframes.load_filters())"),
 ])
 def test_a_filter_hint_is_never_a_refused_value_nor_one_part_alone(warm, filters, message):
     with pytest.raises(InvalidParameter) as caught:
