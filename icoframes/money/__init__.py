@@ -32,6 +32,7 @@ from ..errors import InvalidParameter, did_you_mean, quoted, warn
 from ..parse.units import FIAT_CODES, UNIT_ALIASES, canonical_units
 from ..queries import checked_keywords
 from ..vocabulary import ISO_CURRENCY_CODES, TOKEN_CODES
+from .direction import DOUBTFUL, doubtful_prices, said_doubtful
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
 from .rateage import RateMaxAge, rate_age
@@ -195,8 +196,12 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         earlier fetch converts as on the day it was fetched, whatever it is
         listed under now. ``attrs["usd_missing"]`` maps each currency (or
         ``"(no unit)"``, ``"(no date)"``, ``"(no fetch date)"`` for a past
-        ICO's price without ``fetched_at``) to the number of stated amounts
-        left without a USD value; a warning says the same. Another warning
+        ICO's price without ``fetched_at``, ``"(price direction doubtful)"`` for a token
+        price of the sale that fits the ICO's own hard cap and tokens for sale only the
+        other way round: :mod:`icoframes.money.direction`; never inverted) to the number
+        of stated amounts left without a USD value; a warning says the same.
+        ``attrs["price_direction_doubtful"]``, when ``token_price`` is converted, lists
+        the ids of those ICOs, and a warning names them. Another warning
         names a currency whose hard caps come out orders of magnitude off
         against ``raised``, or, where too few of its ICOs state ``raised``, against
         the caps stated in USD (a rate read the wrong way round; see
@@ -261,10 +266,20 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         units = by_unit[unit_column + "/codes"]
         value = icos[amount].to_numpy(dtype=np.float64, na_value=np.nan)
         converted = value * by_unit[unit_column]
+        doubtful = np.zeros(len(icos), dtype=bool)
+        if amount == "token_price":  # never inverted: missing, and said (direction.py)
+            caps = (canonical_units(icos["caps_unit"]) if "caps_unit" in icos.columns
+                    else None)
+            caps_rates = None if caps is None else by_unit["caps_unit"] if (
+                "caps_unit" in by_unit) else usd_rates(caps, when, table, max_age=age)
+            doubtful = doubtful_prices(icos, units, by_unit[unit_column], caps, caps_rates,
+                                       ~past)
+            converted[doubtful] = np.nan
+            out.attrs["price_direction_doubtful"] = said_doubtful(icos, doubtful)
         out[f"{amount}_usd"] = converted
         lost = ~np.isnan(value) & np.isnan(converted)
         for i in np.flatnonzero(lost).tolist():
-            missing[NO_UNIT if units[i] is None
+            missing[DOUBTFUL if doubtful[i] else NO_UNIT if units[i] is None
                     else NO_FETCH_DATE if np.isnat(at[i]) and amount == "token_price" and past[i]
                     else NO_DATE if np.isnat(at[i]) else units[i]] += 1
     if "hard_cap" in amounts:  # (without raised, the caps are compared with each other)

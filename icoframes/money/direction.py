@@ -1,0 +1,123 @@
+"""A token price quoted the wrong way round, judged against the ICO's own figures.
+
+A directory that writes ``1 ETH = 0.0005 XYZ`` where 1 XYZ = 0.0005 ETH was meant, or a
+split ``token_price`` of ``1000`` under ``ETH`` where 1,000 tokens per ETH was meant, gives a
+price read right by the spec's letter (2,000 or 1,000 ETH per token) that is wrong by the
+price's square. Nothing in one value tells the two apart, and the price is never inverted
+here: :func:`doubtful_direction` only says where the price as written does not fit the
+ICO's own figures while its inverse does, and :func:`~icoframes.money.to_usd` leaves such a
+price without a USD value, counted as ``(price direction doubtful)``.
+
+The thresholds come from a public ICObench-derived set of 6,146 ICOs: the tokens for sale run
+from about 9.8 million (10th percentile) to 2.55 billion (90th), and token prices from $0.01
+to $1.58, so an ICO's hard cap buys millions of its tokens or more. A market price (a past
+ICO's, spec 2.3) is not judged: it may have moved any distance from the sale's figures.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from ..errors import warn
+
+__all__ = ["DIRECTION_ORDERS", "DOUBTFUL", "FEWEST_TOKENS", "FIT_ORDERS", "LEAST_REVERSED",
+           "doubtful_direction", "doubtful_prices", "said_doubtful"]
+
+#: The key of ``attrs["usd_missing"]`` counting the prices left without a USD value so.
+DOUBTFUL: Final = "(price direction doubtful)"
+
+#: Where ``tokens_for_sale`` is known: the hard cap differs from the sale's value at the
+#: price as written (price times tokens for sale) by this many orders of magnitude or more...
+DIRECTION_ORDERS: Final = 2.0
+#: ...and from its value at the inverse price by at most this many. Bonuses, a presale and
+#: a sale that need not sell every token keep a real price within an order of magnitude;
+#: a reversed one is off by its square (0.0005 ETH: 6.6 orders; $0.05: 2.6).
+FIT_ORDERS: Final = 1.0
+#: Where ``tokens_for_sale`` is unknown: the hard cap buys fewer tokens than this at the
+#: price as written (3 orders of magnitude under the 10th percentile of tokens for sale)...
+FEWEST_TOKENS: Final = 1e4
+#: ...and at least this many at its inverse (an order under that 10th percentile).
+LEAST_REVERSED: Final = 1e6
+
+
+def doubtful_direction(price: np.ndarray, hard_cap: np.ndarray,
+                       tokens_for_sale: np.ndarray) -> np.ndarray:
+    """Where a token price looks quoted the wrong way round: a bool array.
+
+    Parameters
+    ----------
+    price : numpy.ndarray
+        The token price per token, in its unit.
+    hard_cap : numpy.ndarray
+        The ICO's hard cap in the price's unit (NaN when not known in it).
+    tokens_for_sale : numpy.ndarray
+        The ICO's tokens for sale (NaN when not known).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where, with tokens for sale known, the sale's value at the price is
+        :data:`DIRECTION_ORDERS` orders of magnitude or more from the hard cap while at the
+        inverse price it is within :data:`FIT_ORDERS`; without them, where the hard cap buys
+        fewer than :data:`FEWEST_TOKENS` tokens at the price and at least
+        :data:`LEAST_REVERSED` at its inverse. A price of 1, or one without a positive hard
+        cap, is never doubtful: there is nothing to tell.
+
+    Examples
+    --------
+    >>> doubtful_direction(np.array([1000.0, 0.0005, 5.0, 1000.0]),
+    ...                    np.array([10000.0, 10000.0, 1e6, 10000.0]),
+    ...                    np.array([np.nan, np.nan, np.nan, 1e7])).tolist()
+    [True, False, False, True]
+    >>> doubtful_direction(np.array([100.0, 0.01]), np.array([1e7, 1e7]),
+    ...                    np.array([1e9, 1e9])).tolist()  # $100 against 1e9 tokens: $0.01
+    [True, False]
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        sold = hard_cap / price  # tokens the hard cap buys at the price as written
+        reversed_ = hard_cap * price  # and at its inverse
+        judged = (price > 0) & (hard_cap > 0) & np.isfinite(sold) & np.isfinite(reversed_)
+        known = judged & (tokens_for_sale > 0) & np.isfinite(tokens_for_sale)
+        off = np.abs(np.log10(sold / tokens_for_sale))
+        off_reversed = np.abs(np.log10(reversed_ / tokens_for_sale))
+    by_tokens = known & (off >= DIRECTION_ORDERS) & (off_reversed <= FIT_ORDERS)
+    by_cap = judged & ~known & (sold < FEWEST_TOKENS) & (reversed_ >= LEAST_REVERSED)
+    return by_tokens | by_cap
+
+
+def doubtful_prices(icos: pd.DataFrame, units: np.ndarray, rates: np.ndarray,
+                    caps_units: np.ndarray | None, caps_rates: np.ndarray | None,
+                    sale: np.ndarray) -> np.ndarray:
+    """:func:`doubtful_direction` of each ICO's ``token_price`` (canonical ``units``, USD per
+    unit ``rates``), where it is a price of the sale (``sale``), against its ``hard_cap``
+    (``caps_units``, ``caps_rates``: in the price's unit as stated, or through USD) and its
+    ``tokens_for_sale``; all False when ``icos`` has no hard caps."""
+    n = len(icos)
+    if caps_units is None or caps_rates is None or "hard_cap" not in icos.columns:
+        return np.zeros(n, dtype=bool)
+    price = icos["token_price"].to_numpy(dtype=np.float64, na_value=np.nan)
+    cap = icos["hard_cap"].to_numpy(dtype=np.float64, na_value=np.nan)
+    tokens = (icos["tokens_for_sale"].to_numpy(dtype=np.float64, na_value=np.nan)
+              if "tokens_for_sale" in icos.columns else np.full(n, np.nan))
+    same = pd.notna(units) & (caps_units == units)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cap_in_unit = np.where(same, cap, cap * caps_rates / rates)
+    return sale & doubtful_direction(price, cap_in_unit, tokens)
+
+
+def said_doubtful(icos: pd.DataFrame, doubtful: np.ndarray) -> list[object]:
+    """The ids (the index without an ``id`` column) of the ICOs whose price is ``doubtful``,
+    after a warning naming them (none without one)."""
+    ids = (icos["id"] if "id" in icos.columns else icos.index.to_series())[doubtful].tolist()
+    if ids:
+        shown = ", ".join(map(str, ids[:10])) + (f" and {len(ids) - 10:,} more"
+                                                  if len(ids) > 10 else "")
+        warn(f"to_usd: the token prices of {len(ids):,} ICOs (id {shown}) look quoted the "
+             "wrong way round (tokens per unit, not units per token): their hard cap, and "
+             "tokens for sale where stated, fit the inverse price and not the price; "
+             "token_price_usd is left missing for them, counted as "
+             f"{DOUBTFUL!r}, never inverted: check their token_price")
+    return ids
