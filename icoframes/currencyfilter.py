@@ -1,6 +1,7 @@
-"""``accepted_currencies`` as the tickers sent: a name of the unit alias table becomes its
-ticker (``"Ether"`` -> ``ETH``), a ticker is sent as given, anything else is refused with what
-it most likely means (a near name's ticker, or the list a pasted ``"ETH,BTC"`` writes).
+"""``accepted_currencies`` as the tickers sent: a name of the unit alias table or of the
+tokens' names becomes its ticker (``"Ether"`` -> ``ETH``, ``"Tron"`` -> ``TRX``), as the parser
+reads it in data, a ticker is sent as given, anything else is refused with what it most likely
+means (a near name's ticker, or the list a pasted ``"ETH,BTC"`` writes).
 """
 
 from __future__ import annotations
@@ -11,18 +12,19 @@ from typing import Any
 from .api.params import NOTHING_WORDS, TICKER
 from .errors import InvalidParameter, quoted
 from .joinedlists import list_hint
-from .parse.units import UNIT_ALIASES
+from .vocabulary import TOKEN_NAMES, UNIT_ALIASES
 
 __all__ = ["tickers"]
 
-# every spelling of the unit alias table (and each code itself) -> the ticker sent
-_CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
-             for spelling in (code, *spellings)}
+# every spelling of the unit alias table and of the tokens' names (and each code itself) -> the
+# ticker sent; the misspellings the parser reads in data are not taken ("Etherium": a hint)
+_CURRENCY = {spelling.casefold(): code for table in (UNIT_ALIASES, TOKEN_NAMES)
+             for code, spellings in table.items() for spelling in (code, *spellings)}
 
 
 def tickers(value: Any, items: list[Any]) -> Any:
     """Currencies (``value``, its ``items`` as a list) as the tickers sent: names through
-    the unit alias table, tickers as given.
+    the unit alias table and the tokens' names, tickers as given.
 
     A value that is neither a ticker nor a known name, or a ticker-shaped word
     that is a misspelled name (``"Etherium"``), is refused with a suggestion: for
@@ -31,8 +33,8 @@ def tickers(value: Any, items: list[Any]) -> Any:
 
     Examples
     --------
-    >>> tickers(["Ether", "abc"], ["Ether", "abc"])
-    ['ETH', 'abc']
+    >>> tickers(["Ether", "Tron", "abc"], ["Ether", "Tron", "abc"])
+    ['ETH', 'TRX', 'abc']
     >>> try:
     ...     tickers("ETH BTC", ["ETH BTC"])
     ... except InvalidParameter as exc:
@@ -65,8 +67,8 @@ def tickers(value: Any, items: list[Any]) -> Any:
         raise InvalidParameter(
             f"invalid list parameter accepted_currencies={quoted(value)}: takes currency tickers "
             "(2 to 10 letters or digits, like 'ETH' or 'USDT') or the names of "
-            f"icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {quoted(item)} is not "
-            f"one{hint}")
+            "icoframes.vocabulary.UNIT_ALIASES and TOKEN_NAMES ('Ether', 'Bitcoin', 'Tron'); "
+            f"{quoted(item)} is not one{hint}")
     return out
 
 

@@ -39,7 +39,8 @@ from .money import (
     renamed_rate_max_age,
     to_usd,
 )
-from .parse.units import FIAT_CODES, canonical_unit
+from .parse.scales import government_currency
+from .parse.units import canonical_unit
 from .queries import checked_keywords
 from .schema import TEXT_DTYPE
 from .tables import Tables
@@ -259,7 +260,7 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     out["n_restricted_areas"] = list(map(len, icos["restricted_areas"]))
     accepted = [_codes(items) for items in icos["accepting"]]
     out["n_accepted_currencies"] = list(map(len, accepted))
-    out["accepts_fiat"] = [not codes.isdisjoint(FIAT_CODES) for codes in accepted]
+    out["accepts_fiat"] = [any(map(_fiat, items)) for items in icos["accepting"]]
     out["has_bonus"] = count(tables.bonuses) > 0
     out["roadmap_items"] = count(tables.roadmap)
     out.update(_shares(tables.distribution, per_ico, n))
@@ -315,6 +316,7 @@ def _platform_families(platform: pd.Series) -> pd.Series:
 
 # the same few hundred spellings recur across thousands of ICOs: each is read once
 _unit_code = functools.lru_cache(maxsize=10_000)(canonical_unit)
+_fiat = functools.lru_cache(maxsize=10_000)(government_currency)
 
 
 def _codes(items: list[str]) -> frozenset[str]:

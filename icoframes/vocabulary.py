@@ -43,10 +43,11 @@ Lists written as one string
     (``['BTC, ETH', 'LTC']`` is ``['BTC', 'ETH', 'LTC']``).
 
 Units and currencies
-    :data:`UNIT_ALIASES`: canonical code -> spellings; in data also
+    :data:`UNIT_ALIASES`: canonical code -> spellings, and :data:`TOKEN_NAMES`, the common
+    tokens' names (``'Tron'`` is TRX); in data also
     :data:`DATA_UNIT_SPELLINGS`, the misspellings (``'Etherum'`` is ETH) and
-    ``'Fiat currency'``, the code ``FIAT``, which with :data:`FIAT_CODES` marks a
-    government currency; :data:`ISO_CURRENCY_CODES`, every active ISO 4217 currency;
+    ``'Fiat currency'``, the code ``FIAT``, which with :data:`FIAT_CODES` and
+    :data:`ISO_CURRENCY_CODES` (every active ISO 4217 currency) marks a government currency;
     :data:`TOKEN_CODES`, the common tokens' tickers (:data:`CAPITALS_ONLY` of these, English
     words, only in capitals: ``'5 TRY'`` is lira, ``'5 try'`` no unit). A word beside a
     number in a value is a unit only when it is one of these codes, the ICO's own ticker or
@@ -89,6 +90,7 @@ __all__ = [
     "SPLIT_ITEMS",
     "SPLIT_LISTS",
     "TOKEN_CODES",
+    "TOKEN_NAMES",
     "TOKEN_STANDARDS",
     "TOKEN_WORDS",
     "TRUE_WORDS",
@@ -143,11 +145,16 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "u.s. dollars", "dollar", "dollars",
             "$", "us$", "usd$", "us $"),
     "EUR": ("eur", "euro", "euros", "€"),
-    "GBP": ("gbp", "pound sterling", "pounds sterling", "british pound", "british pounds", "£"),
+    # a bare "pound" in English text is sterling, as a bare "dollar" is USD; the other
+    # pounds are written with their country (Egyptian pound: EGP), which names no unit here
+    "GBP": ("gbp", "pound sterling", "pounds sterling", "british pound", "british pounds", "£",
+            "pound", "pounds"),
     "CHF": ("chf", "swiss franc", "swiss francs", "sfr", "sfr."),
     "CNY": ("cny", "rmb", "yuan", "renminbi"),
     "JPY": ("jpy", "円", "yen"),
     "AUD": ("aud", "a$", "au$"),
+    # C$ is also the sign of the Nicaraguan córdoba (NIO), which ICO data write by its code:
+    # in English financial text, and in ICO directories, C$ is the Canadian dollar
     "CAD": ("cad", "c$", "ca$"),
     "HKD": ("hkd", "hk$"),
     "SGD": ("sgd", "s$", "sg$"),
@@ -169,14 +176,10 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "USDT": ("usdt", "tether"),
 }
 
-#: Spellings read in *data* only: common misspellings and generic words. An
-#: argument (``accepted_currencies="Etherium"``) is refused with "did you mean"
-#: instead (:mod:`icoframes.queries` takes only :data:`UNIT_ALIASES`).
-DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
-    "ETH": ("ethererum", "etherum", "etherium", "etheruem", "ehtereum", "ethreum", "etereum"),
-    "BTC": ("bitcion", "bitcoin (btc)"),
-    # Names of common tokens, read as their tickers; a name that is an English word too
-    # (Status, Maker, Verge, Icon, Ardor, NEM) is left out: "5M status" names no unit.
+#: Names of common tokens -> their tickers, read as :data:`UNIT_ALIASES` are, in data and
+#: in ``accepted_currencies`` (``"Tron"`` is TRX). A name that is an English word too (Status,
+#: Maker, Verge, Icon, Ardor, NEM) is left out: ``"5M status"`` names no unit.
+TOKEN_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
     "TRX": ("tron",), "ADA": ("cardano",), "XMR": ("monero",), "ZEC": ("zcash",),
     "DOGE": ("dogecoin",), "LSK": ("lisk",), "ONT": ("ontology",), "VET": ("vechain",),
     "XTZ": ("tezos",), "LINK": ("chainlink",), "DOT": ("polkadot",), "SOL": ("solana",),
@@ -184,6 +187,15 @@ DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
     "ZIL": ("zilliqa",), "OMG": ("omisego",), "GNT": ("golem",), "BTS": ("bitshares",),
     "NAS": ("nebulas",), "SC": ("siacoin",), "ZEN": ("horizen", "zencash"),
     "BTG": ("bitcoin gold",), "BSV": ("bitcoin sv",), "MANA": ("decentraland",),
+}
+
+#: Spellings read in *data* only: common misspellings and generic words. An
+#: argument (``accepted_currencies="Etherium"``) is refused with "did you mean"
+#: instead (:mod:`icoframes.currencyfilter` takes only :data:`UNIT_ALIASES` and
+#: :data:`TOKEN_NAMES`).
+DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
+    "ETH": ("ethererum", "etherum", "etherium", "etheruem", "ehtereum", "ethreum", "etereum"),
+    "BTC": ("bitcion", "bitcoin (btc)"),
     "FIAT": ("fiat", "fiat currency", "fiat currencies", "fiat money"),
 }
 
@@ -257,8 +269,9 @@ FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", 
                                "AUD", "CAD", "HKD", "NZD", "BRL", "FIAT"})
 
 #: Every active ISO 4217 code of a country's currency (funds, metals and test codes left out):
-#: a unit beside a number, like :data:`TOKEN_CODES`, though only :data:`FIAT_CODES` mark an
-#: ICO accepting fiat.
+#: a unit beside a number, like :data:`TOKEN_CODES`, and, like :data:`FIAT_CODES`, a
+#: government currency an ICO accepts (``accepts_fiat``; :data:`CAPITALS_ONLY` of these
+#: only in capitals: ``'TRY'`` is the lira, ``'try'`` no currency).
 ISO_CURRENCY_CODES: Final = frozenset({
     "AED", "AFN", "ALL", "AMD", "ANG", "AOA", "ARS", "AUD", "AWG", "AZN", "BAM", "BBD", "BDT",
     "BGN", "BHD", "BIF", "BMD", "BND", "BOB", "BRL", "BSD", "BTN", "BWP", "BYN", "BZD", "CAD",

@@ -199,8 +199,8 @@ def test_two_known_names_joined_are_hinted_as_their_list_never_as_one_name(warm)
 
 
 _TICKERS = ("invalid list parameter accepted_currencies={!r}: takes currency tickers (2 to 10 "
-            "letters or digits, like 'ETH' or 'USDT') or the names of "
-            "icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {!r} is not one{}")
+            "letters or digits, like 'ETH' or 'USDT') or the names of icoframes.vocabulary."
+            "UNIT_ALIASES and TOKEN_NAMES ('Ether', 'Bitcoin', 'Tron'); {!r} is not one{}")
 
 
 @pytest.mark.parametrize(("value", "hint"), [

@@ -162,7 +162,10 @@ class Vocabulary(_Declared):
              + "; a part starting " + _words(v.CONTINUATIONS) + " stays with the one before"],
             ["item of a list of tickers", "split at ``,`` and ``;``, as a lone string",
              ", ".join(f"``{name}``" for name in sorted(v.SPLIT_ITEMS))],
-            ["government currency", "``accepts_fiat``", _words(v.FIAT_CODES)],
+            ["government currency", "``accepts_fiat``", _words(v.FIAT_CODES)
+             + ", and every ISO 4217 code (``INR``, ``PLN``; " + _words(v.CAPITALS_ONLY
+                                                               & v.ISO_CURRENCY_CODES)
+             + " only in capitals)"],
             ["no unit after an amount (``500 tokens``)", "unreadable, a problem",
              _words(v.NOT_UNITS)],
         ]
@@ -170,8 +173,9 @@ class Vocabulary(_Declared):
                  "Matched case-insensitively, stripped, inner spaces collapsed, after Unicode "
                  "NFKC and without zero-width characters.", ""]
         lines += _list_table(["kind", "reads as", "words"], kinds, "22 26 52")
-        units = {code: (*v.UNIT_ALIASES.get(code, ()), *v.DATA_UNIT_SPELLINGS.get(code, ()))
-                 for code in {**v.UNIT_ALIASES, **v.DATA_UNIT_SPELLINGS}}
+        tables = (v.UNIT_ALIASES, v.TOKEN_NAMES, v.DATA_UNIT_SPELLINGS)
+        units = {code: tuple(s for table in tables for s in table.get(code, ()))
+                 for code in {k: None for table in tables for k in table}}
         for title, table in (("Units", units), ("Platforms", v.PLATFORM_FAMILIES),
                              ("Social networks", v.SOCIAL_ALIASES)):
             lines += [title, "-" * len(title), ""]

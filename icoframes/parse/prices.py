@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import CAPITALS_ONLY, CENTS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
+from ..vocabulary import CENTS, LABEL_WORDS, NOT_UNITS, TOKEN_WORDS, fold
 from .base import Reason, _Bad, bad
 from .refusals import EXCHANGE_SIGNS_RE, exchange_sign
 from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, times
@@ -59,8 +59,8 @@ from .scales import (
     KNOWN_UNITS,
     SYMBOL_CHARS,
     SYMBOL_PATTERN,
-    SYMBOLS,
     canonical_unit,
+    code_as_written,
     scaled_currency,
     split_multiplier,
     split_scale,
@@ -134,7 +134,7 @@ def unit_word(text: str, own: str | None, column: str | None = None) -> bool:
     code = canonical_unit(text)
     if code is None:
         return False
-    if code in KNOWN_UNITS and (code not in CAPITALS_ONLY or text.strip() == code):
+    if code in KNOWN_UNITS and code_as_written(code, text):
         return True  # "5 TRY" is lira; "5M try" no unit, though "5 try" for TRY is its token
     word = fold(text) not in NOT_UNITS
     return (code == own and (word or (text == own and fold(text) in LABEL_WORDS))) or (
@@ -206,8 +206,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         return amount.reason if isinstance(amount, _Bad) else "unreadable_price"
     units: list[str | None] = []
     if match["pre"]:
-        pre = match["pre"]
-        units.append(SYMBOLS[pre if pre in SYMBOLS else pre.upper()])
+        units.append(canonical_unit(match["pre"]))
     if unit and cents(unit, token):  # "20¢", "20 cents"
         units.append("USD")
         amount, counted = times(amount, 0.01), amount  # in decimal, as a value's

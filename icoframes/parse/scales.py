@@ -12,11 +12,13 @@ import re
 from typing import Final
 
 from ..vocabulary import (
+    CAPITALS_ONLY,
     DATA_UNIT_SPELLINGS,
     FIAT_CODES,
     ISO_CURRENCY_CODES,
     PERCENT_WORDS,
     TOKEN_CODES,
+    TOKEN_NAMES,
     UNIT_ALIASES,
     fold,
 )
@@ -24,8 +26,9 @@ from .base import MARKER_SPELLINGS
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "GLUED", "KNOWN_UNITS", "MULTIPLIERS", "MULTIPLIER_PATTERN", "SYMBOLS",
-           "SYMBOL_CHARS", "SYMBOL_PATTERN", "canonical_unit", "multiplier_word", "percent_unit",
-           "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
+           "SYMBOL_CHARS", "SYMBOL_PATTERN", "canonical_unit", "code_as_written",
+           "government_currency", "multiplier_word", "percent_unit", "scaled_currency",
+           "split_multiplier", "split_scale", "ticker_word"]
 
 #: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
 MULTIPLIERS: Final = {
@@ -50,14 +53,15 @@ CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
 #: currency (:data:`~icoframes.vocabulary.ISO_CURRENCY_CODES`; English words of these only in
 #: capitals, :data:`~icoframes.vocabulary.CAPITALS_ONLY`).
 KNOWN_UNITS: Final = CURRENCIES | TOKEN_CODES | ISO_CURRENCY_CODES
-#: Currency symbols and their codes: a dollar with the letters of its country ("A$", "HK$")
-#: is that country's dollar, before a number as alone.
-SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC",
-                  "₩": "KRW", "₽": "RUB", "A$": "AUD", "AU$": "AUD", "C$": "CAD",
-                  "CA$": "CAD", "HK$": "HKD", "S$": "SGD", "SG$": "SGD", "NZ$": "NZD",
-                  "R$": "BRL"}
 #: A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 SYMBOL_CHARS: Final = frozenset("$€£Ξ₿₩₽")
+#: Currency symbols (in capitals) and their codes, as :data:`~icoframes.vocabulary.UNIT_ALIASES`
+#: spells them: a sign alone, or a dollar with the letters of its country ("A$", "HK$"), that
+#: country's dollar, before a number as alone ("USD$", "US $" are a code and a sign).
+SYMBOLS: Final = {spelling.upper(): code for code, spellings in UNIT_ALIASES.items()
+                  for spelling in spellings if re.fullmatch(
+                      "[a-z]{{0,2}}[{}]".format("".join(SYMBOL_CHARS)), spelling,
+                      re.IGNORECASE)}
 # The symbols with a country's letters ("A$", "BR" in "BR$"?): a scale letter glued before one
 # may be a country's letter ("BS$" Bahamian, "MA$"), so none multiplies it; "US$" is USD's own.
 _LETTERED: Final = frozenset(symbol for symbol in SYMBOLS if symbol != "US$" and any(
@@ -70,11 +74,15 @@ SYMBOL_PATTERN: Final = "(?:{})".format("|".join(
 _PERCENT_UNIT_RE: Final = re.compile(r"[%％‰]|\b(?:{})\b".format(
     "|".join(word.replace(" ", r"\s+") for word in sorted(PERCENT_WORDS))), re.IGNORECASE)
 
-_SPELLINGS: Final = [(fold(spelling), code) for table in (UNIT_ALIASES, DATA_UNIT_SPELLINGS)
+_SPELLINGS: Final = [(fold(spelling), code)
+                     for table in (UNIT_ALIASES, TOKEN_NAMES, DATA_UNIT_SPELLINGS)
                      for code, spellings in table.items() for spelling in spellings]
 _ALIAS: Final[dict[str, str]] = dict(_SPELLINGS)
-if len(_ALIAS) != len(_SPELLINGS):  # pragma: no cover
-    raise ImportError("a spelling in UNIT_ALIASES or DATA_UNIT_SPELLINGS names two units")
+if len(_ALIAS) != len(_SPELLINGS) or not set(TOKEN_NAMES) <= TOKEN_CODES:  # pragma: no cover
+    raise ImportError("a spelling of UNIT_ALIASES, TOKEN_NAMES or DATA_UNIT_SPELLINGS names two "
+                      "units, or a token's name no code of TOKEN_CODES")
+#: Government currencies: an ICO accepting one accepts fiat (``FIAT``: "any fiat").
+_GOVERNMENT: Final = FIAT_CODES | ISO_CURRENCY_CODES
 
 #: Multipliers that may be glued to a currency ("1.5bnUSD", "2mioEUR", "5M$", "5k$",
 # "5 millions$"): every word of MULTIPLIERS, longest first; a lone b only to a symbol ("1.5B$").
@@ -125,6 +133,35 @@ def canonical_unit(text: object) -> str | None:
     if stripped in MARKER_SPELLINGS:
         return None
     return _ALIAS.get(stripped.casefold(), stripped.upper())
+
+
+def code_as_written(code: str, text: str) -> bool:
+    """The known code ``code``, which ``text`` spells, is read from it: a code that is an
+    English word (:data:`~icoframes.vocabulary.CAPITALS_ONLY`) only when written as the
+    code, in capitals (``"TRY"`` is the lira, ``"try"`` no code); any other always.
+
+    Examples
+    --------
+    >>> code_as_written("TRY", " TRY "), code_as_written("TRY", "try")
+    (True, False)
+    >>> code_as_written("EUR", "euro")
+    True
+    """
+    return code not in CAPITALS_ONLY or text.strip() == code
+
+
+def government_currency(text: object) -> bool:
+    """Whether ``text`` names a government currency: by any spelling :func:`canonical_unit`
+    reads, a code of :data:`~icoframes.vocabulary.FIAT_CODES` or of
+    :data:`~icoframes.vocabulary.ISO_CURRENCY_CODES` (:func:`code_as_written`).
+
+    Examples
+    --------
+    >>> [government_currency(t) for t in ("Fiat", "euro", "INR", "TRY", "try", "ETH", None)]
+    [True, True, True, True, False, False, False]
+    """
+    code = canonical_unit(text)
+    return code in _GOVERNMENT and code_as_written(code, str(text))
 
 
 def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:

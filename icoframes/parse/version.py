@@ -214,4 +214,6 @@ __all__ = ["PARSER_VERSION"]
 #:     USD). Read now: A$, C$, HK$, S$, NZ$, R$, ₩, ₽ (AUD... were unreadable_number, or a unit
 #:     column naming no unit), RMB, yuan (CNY), SFr. (CHF), 円 (JPY) (were YUAN, SFR...), and
 #:     unit columns "USD ($)", "Ether (ETH)", "in USD" (named no unit).
-PARSER_VERSION: Final = 34
+#: 35: a bare "pound" or "pounds" is GBP, as a bare "dollar" is USD ("2M pounds" was
+#:     unknown_unit, a unit column "pounds" the unit POUNDS); "Egyptian pounds" names no unit.
+PARSER_VERSION: Final = 35
