@@ -5,7 +5,9 @@ Each test below that changes a reading fails on main (7759c04):
 - ``accepts_fiat`` counted only the 14 codes of ``FIAT_CODES``: an ICO accepting ``INR``,
   ``PLN`` or ``TRY`` (ISO 4217 codes the parser reads beside a number) accepted no fiat;
 - a bare ``"pounds"`` (``"2M pounds"``) was ``unknown_unit``, and a unit column ``"pounds"``
-  the made-up unit ``POUNDS``.
+  the made-up unit ``POUNDS``;
+- ``"5 k.₩"`` and ``"5 k.₽"`` were ``unreadable_number`` while ``"5 k.€"`` was 5,000 EUR: the
+  signs after a dotted scale word were a hand copy of ``SYMBOL_CHARS`` that lacked ₩ and ₽.
 
 ``C$`` stays the Canadian dollar (it is also the Nicaraguan córdoba's sign, which ICO data
 write by its code, NIO), and the symbols are the spellings of ``UNIT_ALIASES`` (one table).
@@ -87,6 +89,13 @@ def test_the_symbols_are_the_alias_table_s_spellings():
     for symbol, code in SYMBOLS.items():
         assert symbol.casefold() in UNIT_ALIASES[code] or symbol in UNIT_ALIASES[code]
         assert canonical_unit(symbol) == code
+
+
+@pytest.mark.parametrize(("value", "unit"), [("5 k.₩", "KRW"), ("5 k.₽", "RUB"),
+                                             ("5 k.€", "EUR"), ("5 k.Ξ", "ETH")])
+def test_a_dotted_scale_word_before_every_sign_scales_it(value, unit):
+    # the signs after "k." are SYMBOL_CHARS, not a hand copy that lacked ₩ and ₽
+    assert written_amount(value, "XYZ") == (5000.0, unit)
 
 
 def test_a_price_with_a_symbol_before_reads_by_the_alias_table():

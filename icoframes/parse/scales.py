@@ -287,9 +287,11 @@ _SYMBOL_FIRST: Final = re.compile(rf"(?P<cur>{SYMBOL_PATTERN})(?P<mult>\w+\.?)")
 _SCALE_LAST: Final = re.compile("(?P<cur>[^\\W\\d_]+?)(?P<mult>{}|cents?)\\.?".format(
     "|".join(GLUED)), re.IGNORECASE)
 # A scale word, a dot, a currency: "k.USD" as "k. USD" (as a value "5 k.USD" reads).
-# "k.$" too, as a value "5 k.$" reads.
+# "k.$", "k.₩" too (every sign of SYMBOL_CHARS), as a value "5 k.$" reads.
+_SIGN_CLASS: Final = "[{}]".format(re.escape("".join(sorted(SYMBOL_CHARS))))
 _DOTTED: Final = re.compile(
-    rf"(?P<mult>{MULTIPLIER_PATTERN}\.)(?P<cur>(?:[^\W\d_]|US\$|[$€£Ξ₿]).*)", re.IGNORECASE)
+    rf"(?P<mult>{MULTIPLIER_PATTERN}\.)(?P<cur>(?:[^\W\d_]|US\$|{_SIGN_CLASS}).*)",
+    re.IGNORECASE)
 
 
 def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:

@@ -216,4 +216,6 @@ __all__ = ["PARSER_VERSION"]
 #:     unit columns "USD ($)", "Ether (ETH)", "in USD" (named no unit).
 #: 35: a bare "pound" or "pounds" is GBP, as a bare "dollar" is USD ("2M pounds" was
 #:     unknown_unit, a unit column "pounds" the unit POUNDS); "Egyptian pounds" names no unit.
+#:     A scale word and a dot before ₩ or ₽ scale it, as before € ("5 k.₩" is 5,000 KRW; was
+#:     unreadable_number).
 PARSER_VERSION: Final = 35
