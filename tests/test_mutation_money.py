@@ -677,8 +677,8 @@ def test_the_warning_of_amounts_left_without_usd_in_full_sorted_by_reason():
                      rate_max_age="3D")
     assert [str(w.message) for w in caught] == [
         "to_usd: 3 amounts left without a USD value (no rate of their currency at or up to 3D "
-        "before the date, no unit, no date, or a past ICO's price without fetched_at): "
-        "(no date) 1, (no unit) 1, XYZ 1"]
+        "before the date, no unit, no date, a past ICO's price without fetched_at, or a "
+        "price whose direction is doubtful): (no date) 1, (no unit) 1, XYZ 1"]
     assert list(out.attrs["usd_missing"].items()) == [("(no date)", 1), ("(no unit)", 1),
                                                       ("XYZ", 1)]
     assert out["hard_cap_usd"].tolist()[3] == 8.0

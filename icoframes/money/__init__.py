@@ -295,7 +295,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         counts = ", ".join(f"{k} {v:,}" for k, v in report.items())
         warn(f"to_usd: {sum(report.values()):,} amounts left without a USD value (no rate "
              f"of their currency at or up to {rate_max_age} before the date, no unit, no "
-             f"date, or a past ICO's price without fetched_at): {counts}"
+             f"date, a past ICO's price without fetched_at, or a price whose direction is "
+             f"doubtful): {counts}"
              + _unmatched(table, [v for k, v in by_unit.items() if k.endswith("/codes")]))
     return out
 

@@ -1,17 +1,25 @@
-"""A token price quoted the wrong way round, judged against the ICO's own figures.
+"""A token price quoted the wrong way round, judged by what it is worth and the ICO's figures.
 
 A directory that writes ``1 ETH = 0.0005 XYZ`` where 1 XYZ = 0.0005 ETH was meant, or a
 split ``token_price`` of ``1000`` under ``ETH`` where 1,000 tokens per ETH was meant, gives a
 price read right by the spec's letter (2,000 or 1,000 ETH per token) that is wrong by the
 price's square. Nothing in one value tells the two apart, and the price is never inverted
-here: :func:`doubtful_direction` only says where the price as written does not fit the
-ICO's own figures while its inverse does, and :func:`~icoframes.money.to_usd` leaves such a
-price without a USD value, counted as ``(price direction doubtful)``.
+here: :func:`doubtful_direction` only says where the price as written is worth more in USD
+than any ICO's sale price while its inverse is not and fits the ICO's own figures, and
+:func:`~icoframes.money.to_usd` leaves such a price without a USD value, counted as
+``(price direction doubtful)``.
 
-The thresholds come from a public ICObench-derived set of 6,146 ICOs: the tokens for sale run
-from about 9.8 million (10th percentile) to 2.55 billion (90th), and token prices from $0.01
-to $1.58, so an ICO's hard cap buys millions of its tokens or more. A market price (a past
-ICO's, spec 2.3) is not judged: it may have moved any distance from the sale's figures.
+The fit with the hard cap and tokens for sale only confirms: it never judges alone. Directory
+data often write a tokens-for-sale figure 100 times or more off the hard cap (the total
+supply, a presale's count, millions dropped), so a price of $0.01 to $6 can fit its inverse
+better than itself; blanking a right price is the worse mistake, and a price the rule lets
+through is still the figure the directory wrote.
+
+The thresholds come from a public ICObench-derived set of 6,146 ICOs: token prices run from
+$0.01 (10th percentile) through $0.15 (median) to $1.58 (90th), and the tokens for sale from
+about 9.8 million to 2.55 billion, so an ICO's hard cap buys millions of its tokens or more.
+A market price (a past ICO's, spec 2.3) is not judged: it may have moved any distance from the
+sale's figures.
 """
 
 from __future__ import annotations
@@ -23,18 +31,22 @@ import pandas as pd
 
 from ..errors import warn
 
-__all__ = ["DIRECTION_ORDERS", "DOUBTFUL", "FEWEST_TOKENS", "FIT_ORDERS", "LEAST_REVERSED",
-           "doubtful_direction", "doubtful_prices", "said_doubtful"]
+__all__ = ["DIRECTION_ORDERS", "DOUBTFUL", "FEWEST_TOKENS", "FIT_ORDERS", "HIGHEST_SALE_USD",
+           "LEAST_REVERSED", "doubtful_direction", "doubtful_prices", "said_doubtful"]
 
 #: The key of ``attrs["usd_missing"]`` counting the prices left without a USD value so.
 DOUBTFUL: Final = "(price direction doubtful)"
 
+#: Only a price worth this many USD per token or more as written is judged at all, and only
+#: when its inverse is worth less: 2.8 orders of magnitude past the 90th percentile of sale
+#: prices ($1.58), where a reversed ETH price lands (1,000 ETH: $450,000) and no real one.
+HIGHEST_SALE_USD: Final = 1000.0
 #: Where ``tokens_for_sale`` is known: the hard cap differs from the sale's value at the
 #: price as written (price times tokens for sale) by this many orders of magnitude or more...
 DIRECTION_ORDERS: Final = 2.0
 #: ...and from its value at the inverse price by at most this many. Bonuses, a presale and
 #: a sale that need not sell every token keep a real price within an order of magnitude;
-#: a reversed one is off by its square (0.0005 ETH: 6.6 orders; $0.05: 2.6).
+#: a reversed one is off by its square (0.0005 ETH: 6.6 orders).
 FIT_ORDERS: Final = 1.0
 #: Where ``tokens_for_sale`` is unknown: the hard cap buys fewer tokens than this at the
 #: price as written (3 orders of magnitude under the 10th percentile of tokens for sale)...
@@ -43,7 +55,7 @@ FEWEST_TOKENS: Final = 1e4
 LEAST_REVERSED: Final = 1e6
 
 
-def doubtful_direction(price: np.ndarray, hard_cap: np.ndarray,
+def doubtful_direction(price: np.ndarray, usd_per_unit: np.ndarray, hard_cap: np.ndarray,
                        tokens_for_sale: np.ndarray) -> np.ndarray:
     """Where a token price looks quoted the wrong way round: a bool array.
 
@@ -51,6 +63,8 @@ def doubtful_direction(price: np.ndarray, hard_cap: np.ndarray,
     ----------
     price : numpy.ndarray
         The token price per token, in its unit.
+    usd_per_unit : numpy.ndarray
+        USD per unit of the price (NaN without a rate: not judged).
     hard_cap : numpy.ndarray
         The ICO's hard cap in the price's unit (NaN when not known in it).
     tokens_for_sale : numpy.ndarray
@@ -59,27 +73,32 @@ def doubtful_direction(price: np.ndarray, hard_cap: np.ndarray,
     Returns
     -------
     numpy.ndarray of bool
-        True where, with tokens for sale known, the sale's value at the price is
+        True only where the price as written is worth :data:`HIGHEST_SALE_USD` or more a
+        token while its inverse is worth less, and the ICO's figures confirm the inverse:
+        with tokens for sale known, the sale's value at the price is
         :data:`DIRECTION_ORDERS` orders of magnitude or more from the hard cap while at the
-        inverse price it is within :data:`FIT_ORDERS`; without them, where the hard cap buys
-        fewer than :data:`FEWEST_TOKENS` tokens at the price and at least
-        :data:`LEAST_REVERSED` at its inverse. A price of 1, or one without a positive hard
-        cap, is never doubtful: there is nothing to tell.
+        inverse price it is within :data:`FIT_ORDERS`; without them, the hard cap buys fewer
+        than :data:`FEWEST_TOKENS` tokens at the price and at least :data:`LEAST_REVERSED`
+        at its inverse. A price without a rate or a positive hard cap is never doubtful.
 
     Examples
     --------
-    >>> doubtful_direction(np.array([1000.0, 0.0005, 5.0, 1000.0]),
+    >>> eth = np.full(4, 450.0)  # USD per ETH
+    >>> doubtful_direction(np.array([1000.0, 0.0005, 5.0, 1000.0]), eth,
     ...                    np.array([10000.0, 10000.0, 1e6, 10000.0]),
     ...                    np.array([np.nan, np.nan, np.nan, 1e7])).tolist()
     [True, False, False, True]
-    >>> doubtful_direction(np.array([100.0, 0.01]), np.array([1e7, 1e7]),
-    ...                    np.array([1e9, 1e9])).tolist()  # $100 against 1e9 tokens: $0.01
-    [True, False]
+    >>> # $0.10 beside a $20M cap and 1M tokens fits its inverse ($10) better, and is right
+    >>> doubtful_direction(np.array([0.1, 5000.0]), np.ones(2), np.array([2e7, 2e7]),
+    ...                    np.array([1e6, 1e11])).tolist()
+    [False, True]
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        worth, worth_reversed = price * usd_per_unit, usd_per_unit / price
         sold = hard_cap / price  # tokens the hard cap buys at the price as written
         reversed_ = hard_cap * price  # and at its inverse
-        judged = (price > 0) & (hard_cap > 0) & np.isfinite(sold) & np.isfinite(reversed_)
+        judged = ((price > 0) & (hard_cap > 0) & np.isfinite(sold) & np.isfinite(reversed_)
+                  & (worth >= HIGHEST_SALE_USD) & (worth_reversed < HIGHEST_SALE_USD))
         known = judged & (tokens_for_sale > 0) & np.isfinite(tokens_for_sale)
         off = np.abs(np.log10(sold / tokens_for_sale))
         off_reversed = np.abs(np.log10(reversed_ / tokens_for_sale))
@@ -105,7 +124,7 @@ def doubtful_prices(icos: pd.DataFrame, units: np.ndarray, rates: np.ndarray,
     same = pd.notna(units) & (caps_units == units)
     with np.errstate(divide="ignore", invalid="ignore"):
         cap_in_unit = np.where(same, cap, cap * caps_rates / rates)
-    return sale & doubtful_direction(price, cap_in_unit, tokens)
+    return sale & doubtful_direction(price, rates, cap_in_unit, tokens)
 
 
 def said_doubtful(icos: pd.DataFrame, doubtful: np.ndarray) -> list[object]:
@@ -115,9 +134,11 @@ def said_doubtful(icos: pd.DataFrame, doubtful: np.ndarray) -> list[object]:
     if ids:
         shown = ", ".join(map(str, ids[:10])) + (f" and {len(ids) - 10:,} more"
                                                   if len(ids) > 10 else "")
-        warn(f"to_usd: the token prices of {len(ids):,} ICOs (id {shown}) look quoted the "
-             "wrong way round (tokens per unit, not units per token): their hard cap, and "
-             "tokens for sale where stated, fit the inverse price and not the price; "
-             "token_price_usd is left missing for them, counted as "
+        whose = "ICO" if len(ids) == 1 else "ICOs"
+        warn(f"to_usd: the token prices of {len(ids):,} {whose} (id {shown}) look quoted the "
+             "wrong way round (tokens per unit, not units per token): as written each is "
+             f"worth ${HIGHEST_SALE_USD:,.0f} or more a token, more than ICO sales' prices "
+             "reach, and their hard cap, and tokens for sale where stated, fit the inverse "
+             "price and not the price; token_price_usd is left missing for them, counted as "
              f"{DOUBTFUL!r}, never inverted: check their token_price")
     return ids
