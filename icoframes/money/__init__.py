@@ -196,9 +196,9 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         earlier fetch converts as on the day it was fetched, whatever it is
         listed under now. ``attrs["usd_missing"]`` maps each currency (or
         ``"(no unit)"``, ``"(no date)"``, ``"(no fetch date)"`` for a past
-        ICO's price without ``fetched_at``, ``"(price direction doubtful)"`` for a token
-        price of the sale that fits the ICO's own hard cap and tokens for sale only the
-        other way round: :mod:`icoframes.money.direction`; never inverted) to the number
+        ICO's price without ``fetched_at``, ``"(price direction doubtful)"`` for a price
+        of the sale worth $1,000 a token or more, whose inverse the ICO's own hard cap and
+        tokens for sale confirm: :mod:`icoframes.money.direction`; never inverted) to the number
         of stated amounts left without a USD value; a warning says the same.
         ``attrs["price_direction_doubtful"]``, when ``token_price`` is converted, lists
         the ids of those ICOs, and a warning names them. Another warning
