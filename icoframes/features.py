@@ -45,7 +45,7 @@ from .queries import checked_keywords
 from .schema import TEXT_DTYPE
 from .tables import Tables
 from .textdtype import text_values
-from .vocabulary import PLATFORM_FAMILIES, platform_family, social_network
+from .vocabulary import ACCEPTING_WORDS, PLATFORM_FAMILIES, platform_family, social_network
 
 __all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "as_naive_utc",
            "compute_features", "describe_features"]
@@ -103,7 +103,8 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("n_restricted_areas", "int64", "items of restricted_areas"),
     _f("n_accepted_currencies", "int64",
        "distinct currency codes in accepting (spellings through the unit alias table)"),
-    _f("accepts_fiat", "bool", "accepting names a government currency or 'Fiat'"),
+    _f("accepts_fiat", "bool", "accepting names a government currency or 'Fiat' (ALL and "
+       "TOP in a list are words, not currencies: vocabulary.ACCEPTING_WORDS)"),
     _f("has_bonus", "bool",
        "at least one row of the bonuses table (False when every term is 0% or none)"),
     _f("roadmap_items", "int64", "rows of the roadmap table"),
@@ -316,7 +317,11 @@ def _platform_families(platform: pd.Series) -> pd.Series:
 
 # the same few hundred spellings recur across thousands of ICOs: each is read once
 _unit_code = functools.lru_cache(maxsize=10_000)(canonical_unit)
-_fiat = functools.lru_cache(maxsize=10_000)(government_currency)
+
+
+@functools.lru_cache(maxsize=10_000)
+def _fiat(item: str) -> bool:
+    return government_currency(item) and _unit_code(item) not in ACCEPTING_WORDS
 
 
 def _codes(items: list[str]) -> frozenset[str]:

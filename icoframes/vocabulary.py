@@ -68,6 +68,7 @@ from collections.abc import Mapping
 from typing import Final
 
 __all__ = [
+    "ACCEPTING_WORDS",
     "APPROXIMATION_WORDS",
     "CAPITALS_ONLY",
     "CENTS",
@@ -293,6 +294,12 @@ CAPITALS_ONLY: Final = frozenset({
     "ALL", "BAM", "BOB", "CUP", "DOP", "ERN", "GEL", "GIP", "KGS", "MAD", "MOP", "PEN", "RON",
     "SOS", "TOP", "TRY", "YER", "ARK", "BLOCK", "FUN", "GAME", "GAS", "KIN", "MUSIC", "PART",
     "SALT", "SMART", "SUB", "ZEN", "EXP", "LEO"})
+
+#: Codes that, in a list of the currencies an ICO accepts, are words or tokens rather than a
+#: government currency, whatever their case: ``"ETH, BTC, ALL"`` is all currencies, not the
+#: Albanian lek, and ``"TOP"`` the TOP token sooner than the Tongan paʻanga. Not fiat
+#: (``accepts_fiat``); beside a number they stay the currencies (``"5 ALL"`` is lek).
+ACCEPTING_WORDS: Final = frozenset({"ALL", "TOP"})
 
 #: Tickers of common crypto tokens that are no code of :data:`UNIT_ALIASES`: with those and
 #: :data:`FIAT_CODES`, the codes a word beside a number may be read as without a unit column

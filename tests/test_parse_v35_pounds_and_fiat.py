@@ -3,7 +3,8 @@
 Each test below that changes a reading fails on main (7759c04):
 
 - ``accepts_fiat`` counted only the 14 codes of ``FIAT_CODES``: an ICO accepting ``INR``,
-  ``PLN`` or ``TRY`` (ISO 4217 codes the parser reads beside a number) accepted no fiat;
+  ``PLN`` or ``TRY`` (ISO 4217 codes the parser reads beside a number) accepted no fiat
+  (``ALL`` and ``TOP`` in an accepting list are words, no fiat, as on main);
 - a bare ``"pounds"`` (``"2M pounds"``) was ``unknown_unit``, and a unit column ``"pounds"``
   the made-up unit ``POUNDS``;
 - ``"5 k.₩"`` and ``"5 k.₽"`` were ``unreadable_number`` while ``"5 k.€"`` was 5,000 EUR: the
@@ -24,7 +25,12 @@ from icoframes.features import compute_features
 from icoframes.parse.profiles import tidy
 from icoframes.parse.scales import SYMBOLS, canonical_unit, government_currency
 from icoframes.parse.units import read_amounts, read_price, written_amount
-from icoframes.vocabulary import CAPITALS_ONLY, ISO_CURRENCY_CODES, UNIT_ALIASES
+from icoframes.vocabulary import (
+    ACCEPTING_WORDS,
+    CAPITALS_ONLY,
+    ISO_CURRENCY_CODES,
+    UNIT_ALIASES,
+)
 
 
 def _fiat(accepting: object) -> bool:
@@ -46,6 +52,20 @@ def test_fiat_codes_still_count_and_codes_that_are_english_words_only_in_capital
     # "try", "All", "top" are words; the codes TRY, ALL, TOP are read only in capitals, as a
     # value beside a number reads them ("5 TRY" is lira, "5 try" no unit)
     assert _fiat(accepting) is fiat
+
+
+@pytest.mark.parametrize("accepting", [
+    "ETH, BTC, ALL", "ALL", ["BTC", "ALL"], "ETH; TOP", "all", "TOP, LTC"])
+def test_all_and_top_in_an_accepting_list_are_no_fiat(accepting):
+    # "ALL" is all currencies, never the Albanian lek; "TOP" the token sooner than the
+    # Tongan pa'anga: vocabulary.ACCEPTING_WORDS, in any case
+    assert not _fiat(accepting)
+
+
+def test_a_fiat_currency_beside_all_still_counts():
+    assert _fiat("ETH, ALL, EUR") and _fiat(["ALL", "INR"])
+    assert ACCEPTING_WORDS <= ISO_CURRENCY_CODES  # codes a value beside a number still reads
+    assert written_amount("5 ALL", "XYZ") == (5.0, "ALL")
 
 
 def test_every_iso_code_is_a_government_currency_written_as_its_code():

@@ -165,7 +165,8 @@ class Vocabulary(_Declared):
             ["government currency", "``accepts_fiat``", _words(v.FIAT_CODES)
              + ", and every ISO 4217 code (``INR``, ``PLN``; " + _words(v.CAPITALS_ONLY
                                                                & v.ISO_CURRENCY_CODES)
-             + " only in capitals)"],
+             + " only in capitals; " + _words(v.ACCEPTING_WORDS)
+             + " in an accepting list are words, never fiat)"],
             ["no unit after an amount (``500 tokens``)", "unreadable, a problem",
              _words(v.NOT_UNITS)],
         ]
