@@ -56,8 +56,12 @@ def tickers(value: Any, items: list[Any]) -> Any:
         if code is not None:
             out.append(code)
             continue
-        near = _near_currency(folded)
-        if TICKER.fullmatch(item.strip()) and not (len(folded) >= 6 and near):
+        # a ticker-shaped word near a name is the name misspelled from 6 letters on, and,
+        # shorter, when not written in capitals as tickers are ("Tronn", "Tezoz"; "TEZOZ"
+        # may be a ticker): refused with the hint, not sent for an empty answer
+        short = len(folded) < 6
+        near = _near_currency(folded, shortest=4 if short else 5)
+        if TICKER.fullmatch(item.strip()) and not (near and not (short and item.isupper())):
             out.append(item)
             continue
         # "ETH,BTC"; "ETH BTC" of codes only ("Tether USD" is one name, "Bit coin" Bitcoin)
@@ -94,9 +98,10 @@ def _one_code(part: str) -> str | None:
     return part.upper() if part.upper() in UNIT_ALIASES else None
 
 
-def _near_currency(folded: str) -> str | None:
-    """The ticker of the currency name ``folded`` most likely misspells, if one is close."""
+def _near_currency(folded: str, shortest: int = 5) -> str | None:
+    """The ticker of the currency name ``folded`` most likely misspells, if one of at least
+    ``shortest`` characters is close."""
     scored = [(difflib.SequenceMatcher(None, folded, name).ratio(), name)
-              for name in _CURRENCY if len(name) >= 5]
+              for name in _CURRENCY if len(name) >= shortest]
     score, name = max(scored)
     return _CURRENCY[name] if score >= 0.8 else None

@@ -43,3 +43,19 @@ def test_a_near_miss_of_a_name_is_refused_with_what_it_means(given, meant):
         build_queries("past", {"accepted_currencies": given}, _no_filter_set)
     assert str(caught.value).endswith(f"{given!r} is not one; did you mean {meant}?")
     assert "UNIT_ALIASES and TOKEN_NAMES ('Ether', 'Bitcoin', 'Tron')" in str(caught.value)
+
+
+@pytest.mark.parametrize(("given", "meant"), [("Tronn", "'TRX'"), ("Tezoz", "'XTZ'"),
+                                              ("links", "'LINK'"), ("lisks", "'LSK'")])
+def test_a_short_near_miss_not_in_capitals_is_refused_before_any_request(given, meant):
+    # under 6 letters a word was sent as a ticker, for an empty answer (REV-CE L3): a ticker
+    # is written in capitals, a name misspelled is not
+    with pytest.raises(InvalidParameter) as caught:
+        build_queries("past", {"accepted_currencies": given}, _no_filter_set)
+    assert str(caught.value).endswith(f"{given!r} is not one; did you mean {meant}?")
+
+
+@pytest.mark.parametrize("given", ["TRONN", "TEZOZ", "LINKS", "abc", "usdc"])
+def test_a_short_ticker_in_capitals_or_near_no_name_is_sent_as_given(given):
+    assert build_queries("past", {"accepted_currencies": given}, _no_filter_set) == [
+        {"accepted_currencies": [given.upper()], "status": "past"}]
