@@ -319,9 +319,11 @@ def _platform_families(platform: pd.Series) -> pd.Series:
 _unit_code = functools.lru_cache(maxsize=10_000)(canonical_unit)
 
 
-@functools.lru_cache(maxsize=10_000)
-def _fiat(item: str) -> bool:
+def _fiat_item(item: str) -> bool:
     return government_currency(item) and _unit_code(item) not in ACCEPTING_WORDS
+
+
+_fiat = functools.lru_cache(maxsize=10_000)(_fiat_item)
 
 
 def _codes(items: list[str]) -> frozenset[str]:
