@@ -14,10 +14,12 @@ silently not apply. :data:`ENV_VARIABLES` lists the variables read.
 
 The private key is held in a :class:`~icoframes.secret.Secret` from the moment
 it is read: it never shows in a repr, log line, error message, traceback's
-locals or pickle. A password in ``base_url`` shows as ``<hidden>``, and a pickle
-carries it so (:class:`~icoframes.secret.RedactedURL`). Unpickled :class:`Settings`
-show the same, name the same cache folder (its host, port and path), and make no
-request: :meth:`~icoframes.api.client.Client.from_settings` raises
+locals or pickle. A public key that is the private key's text is refused, wherever each
+was set, before any request (it would travel in clear, and show). A password in
+``base_url`` shows as ``<hidden>``, and a pickle carries it so
+(:class:`~icoframes.secret.RedactedURL`). Unpickled :class:`Settings` show the same,
+name the same cache folder (its host, port and path), and make no request:
+:meth:`~icoframes.api.client.Client.from_settings` raises
 :class:`~icoframes.errors.ConfigError` (no key), as a client given their address
 does (its password), saying to configure it in that process.
 """
@@ -41,8 +43,8 @@ from . import readers
 from .errors import ConfigError, InvalidParameter, checked_keywords, checked_methods
 from .numerals import INT64_MAX
 from .paths import absolute_folder, forget_pinned, pinned_folder
-from .quoting import quoted
-from .secret import HIDDEN, RedactedURL, Secret, redact_address, redact_url
+from .quoting import quoted, rst_table
+from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
 __all__ = ["AT_RESET", "ENV_VARIABLES", "MAX_WORKERS", "OTHER_VARIABLES", "SETTINGS",
            "SET_CACHE_DIR", "Setting", "Settings", "check_setting", "configure", "get_settings",
@@ -101,7 +103,7 @@ class Setting:
         except (TypeError, ValueError) as exc:
             # bounded; whatever may be a key (a mix-up of arguments: base_url=<key>) only by
             # its length, an address with its password hidden
-            shown = HIDDEN if self.secret else _shown(value)
+            shown = HIDDEN if self.secret else readers.shown(value)
             error = ConfigError if source else InvalidParameter
             # a value not shown: no reason quoting parts of it ("writes $<part of a key>")
             withheld = shown != quoted(value) and getattr(exc, "withheld", None)
@@ -110,17 +112,6 @@ class Setting:
     def default_value(self) -> Any:
         """The default (computed now when it is a function)."""
         return self.default() if callable(self.default) else self.default
-
-
-def _shown(value: Any) -> str:
-    """``value`` as a refused setting quotes it: an address (``http://...``) with its password,
-    query and fragment hidden (:func:`~icoframes.secret.redact_address`), anything else with
-    :func:`~icoframes.quoting.quoted`'s ``keys``: a key given for ``base_url``,
-    ``quota_reset`` or ``timeout`` by mistake is not shown."""
-    if isinstance(value, str) and (value.strip().lower().startswith(("http://", "https://"))
-                                   or redact_url(value) != value):  # "user:pw@host"
-        return quoted(redact_address(value))  # an address, its password, query hidden: no key
-    return quoted(value, keys=True)
 
 
 def check_setting(name: str, value: Any) -> Any:
@@ -298,6 +289,8 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
     checked = {k: _BY_NAME[k].check(v) for k, v in changes.items() if v is not None}
     with _lock:  # refused before any change: the configuration stays as it was
         _check_variable_names(set(_overrides) - set(changes) | set(checked))
+        kept = {k: v for k, v in _overrides.items() if k not in changes} | checked
+        _distinct_keys(kept, kept, InvalidParameter)
         for name, value in changes.items():
             if value is None:
                 _overrides.pop(name, None)
@@ -364,10 +357,24 @@ def get_settings(**overrides: Any) -> Settings:
             checked = setting.check(env, source=setting.env)
             values[setting.name] = pinned_folder(setting.name, env, checked)
     with _lock:  # an empty variable is refused where it decides: no override gives its setting
-        _check_variable_names({*_overrides, *(k for k, v in overrides.items() if v is not None)})
+        _check_variable_names(configured := {*_overrides, *(k for k, v in overrides.items()
+                                                            if v is not None)})
         values.update(_overrides)
     values.update({k: _BY_NAME[k].check(v) for k, v in overrides.items() if v is not None})
+    _distinct_keys(values, configured, InvalidParameter if configured >= {*_KEYS} else ConfigError)
     return replace(Settings(), **values)
+
+
+_KEYS = ("public_key", "private_key")
+
+
+def _distinct_keys(values: dict[str, Any], configured: set[str] | dict[str, Any],
+                   error: type[Exception]) -> None:
+    """``error`` when the public key is the private key's text (:func:`readers.distinct_keys`),
+    before any request: each from ``values``, else its variable, named by where it came from."""
+    pair = [values[k] if k in values else hide(k, os.environ.get(_BY_NAME[k].env)) for k in _KEYS]
+    readers.distinct_keys(*pair, said=[k if k in configured else _BY_NAME[k].env for k in _KEYS],
+                          error=error)
 
 
 # names a user may type for a setting that no spelling is close to (``quota`` was offered
@@ -418,17 +425,8 @@ def _check_variable_names(given: set[str]) -> None:
         f"in Python). icoframes reads {', '.join(ENV_VARIABLES)}.")
 
 
-def _rst_table() -> str:
-    rows = [("setting", "environment variable", "default")]
-    rows += [(s.name, s.env, s.shown) for s in SETTINGS]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    rule = "  ".join("=" * w for w in widths)
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-             for row in rows]
-    return "\n".join([rule, lines[0], rule, *lines[1:], rule])
-
-
-__doc__ = __doc__.format(table=_rst_table())
+__doc__ = __doc__.format(table=rst_table([("setting", "environment variable", "default"),
+                                          *((s.name, s.env, s.shown) for s in SETTINGS)]))
 
 
 def _check_declarations() -> None:

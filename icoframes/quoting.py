@@ -21,11 +21,11 @@ import numbers
 import operator
 import re
 import reprlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 __all__ = ["LIMIT", "closest", "closest_option", "counted", "did_you_mean", "may_be_key",
-           "quoted"]
+           "quoted", "rst_table"]
 
 #: The most characters of a value a refusal quotes (then "…" and how long it was).
 LIMIT: Final = 60
@@ -188,3 +188,22 @@ def counted(n: int, noun: str) -> str:
     ('1 request', '0 paths', '5,000 requests')
     """
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def rst_table(rows: Sequence[Sequence[str]]) -> str:
+    """``rows`` (the first one the header) as a reStructuredText simple table, for docstrings.
+
+    Examples
+    --------
+    >>> print(rst_table([("name", "default"), ("timeout", "30")]))
+    =======  =======
+    name     default
+    =======  =======
+    timeout  30
+    =======  =======
+    """
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    rule = "  ".join("=" * w for w in widths)
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    return "\n".join([rule, lines[0], rule, *lines[1:], rule])

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from .ages import duration_text, durations_meant
+from .errors import InvalidParameter
 from .numerals import INT64_MAX, as_integer, did_you_mean_number, number_text
-from .quoting import may_be_key
-from .secret import RedactedURL, Secret
+from .quoting import may_be_key, quoted
+from .secret import RedactedURL, Secret, redact_address, redact_url
 
-__all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "response_bytes", "seconds",
-           "service_name", "time_of_day", "url"]
+__all__ = ["MAX_SECONDS", "distinct_keys", "integer", "private_key", "public_key",
+           "response_bytes", "seconds", "service_name", "shown", "time_of_day", "url"]
 
 
 def url(value: Any) -> str:
@@ -51,6 +52,17 @@ def url(value: Any) -> str:
     return RedactedURL(text)
 
 
+def shown(value: Any) -> str:
+    """``value`` as a refused setting quotes it: an address (``http://...``) with its password,
+    query and fragment hidden (:func:`~icoframes.secret.redact_address`), anything else with
+    :func:`~icoframes.quoting.quoted`'s ``keys``: a key given for ``base_url``,
+    ``quota_reset`` or ``timeout`` by mistake is not shown."""
+    if isinstance(value, str) and (value.strip().lower().startswith(("http://", "https://"))
+                                   or redact_url(value) != value):  # "user:pw@host"
+        return quoted(redact_address(value))  # an address, its password, query hidden: no key
+    return quoted(value, keys=True)
+
+
 def public_key(value: Any) -> str:
     """A public key: printable ASCII text (it travels in an HTTP header), stripped."""
     if not isinstance(value, str):
@@ -70,6 +82,21 @@ def private_key(secret: Secret) -> Secret:
     if problem:
         raise ValueError(problem)
     return secret.stripped()  # keys read from a file keep their newline
+
+
+def distinct_keys(public: Any, private: Any, *, said: Sequence[str] = ("public_key", "private_key"),
+                  error: type[Exception] = InvalidParameter) -> None:
+    """``error`` when ``public`` (text) and ``private`` (a :class:`Secret`) are one key, said
+    by the names in ``said``, never by their text; ``None`` for either: nothing to compare.
+
+    Pasting the private key into both fields is an easy slip (two long random strings), and
+    it would go unsigned in every request's public-key header and show in every repr."""
+    if (isinstance(public, str) and isinstance(private, Secret)
+            and Secret(public.strip()) == private.stripped()):
+        raise error(f"{said[0]} and {said[1]} are the same text (not shown): the private key "
+                    "given as the public key too? The public key travels in clear in every "
+                    "request's header and shows in reprs: give each the key the service issued "
+                    "for it")
 
 
 def integer(low: int, high: int) -> Callable[[Any], int]:

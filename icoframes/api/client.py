@@ -154,6 +154,7 @@ class Client:
         # first, the key as a Secret and the address as a RedactedURL: no repr, traceback's
         # locals or pickle of the client shows either (nor a password in the address)
         private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
+        readers.distinct_keys(public_key, private_key)  # before any request: it goes in clear
         # read as configure(base_url=) reads it (Client(base_url=<key>) was taken, repr shown)
         base_url = RedactedURL(check_setting("base_url", base_url))
         self.__private_key, self.base_url, self.public_key = private_key, base_url, public_key

@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 from ..api.params import PAGE_SIZE, validate_list_params
 from ..config import SETTINGS, hide
 from ..errors import InvalidParameter
+from ..readers import distinct_keys
 from .catalog import filter_set
 from .directory import Directory
 from .stats import SandboxStats
@@ -130,10 +131,11 @@ _KEY_RULES = {s.name: s for s in SETTINGS if s.name in ("public_key", "private_k
 def check_keys(public_key: str, private_key: str) -> tuple[str, str]:
     """The key pair as :func:`icoframes.configure` takes it (stripped), or its InvalidParameter.
 
-    The private key is never in the message (``invalid private_key=<hidden>: ...``).
+    The private key is never in the message (``invalid private_key=<hidden>: ...``); one key
+    given for both is refused too: the banner prints the public key.
     """
     public = _KEY_RULES["public_key"].check(public_key)
-    _KEY_RULES["private_key"].check(hide("private_key", private_key))
+    distinct_keys(public, _KEY_RULES["private_key"].check(hide("private_key", private_key)))
     return public, private_key.strip()  # as the rule keeps it: a file's newline goes
 
 
