@@ -36,7 +36,7 @@ from .cachedir.housekeeping import (
     remove_folder,
 )
 from .config import get_settings
-from .errors import check_flags
+from .errors import InvalidParameter, check_flags, quoted
 from .fetch import Load
 from .fetch.policy import DEFAULT_MAX_AGE
 from .queries import (
@@ -98,8 +98,13 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     ['category', 'location', 'platform', 'type']
     >>> icoframes.reset_configuration()
     """
-    check_load_arguments(refresh=refresh, offline=offline)
-    check_flags(refresh=refresh)  # not "all": the filter set has no profiles
+    # its own rule first: the loaders' check would offer "all", refused here
+    if isinstance(refresh, str) and refresh.strip().casefold() == "all":
+        raise InvalidParameter(f"refresh must be True or False, got {quoted(refresh)}: 'all' "
+                               "re-fetches the profiles of load_icos and load_tables, and the "
+                               "filter set has none; True asks for it again")
+    check_flags(refresh=refresh)
+    check_load_arguments(offline=offline)
     return Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
 

@@ -89,8 +89,6 @@ def test_export_flags_take_true_or_false_only(cfg, tmp_path, name, value):
 
 @pytest.mark.parametrize("refresh", ["yes", "no", 2, 1, 0, 1.0])
 def test_refresh_is_true_false_or_all_never_a_truthy_value(cfg, tmp_path, refresh):
-    with pytest.raises(InvalidParameter, match=r"refresh must be False, True or 'all'"):
-        icoframes.load_filters(refresh=refresh)
     for load in (icoframes.load_list, icoframes.load_icos, icoframes.load_tables):
         with pytest.raises(InvalidParameter, match=r"refresh must be False, True or 'all'"):
             load(status="past", refresh=refresh, progress=False)
@@ -100,9 +98,24 @@ def test_refresh_is_true_false_or_all_never_a_truthy_value(cfg, tmp_path, refres
     assert cfg.stats.requests.total() == 0
 
 
-def test_load_filters_refresh_all_is_refused_it_has_no_profiles(cfg):
-    with pytest.raises(InvalidParameter, match="refresh must be True or False"):
-        icoframes.load_filters(refresh="all")
+@pytest.mark.parametrize(("refresh", "hint"), [("yes", "; did you mean True?"),
+                                               (1, "; did you mean True?"), (0.0, "; did you mean False?"),
+                                               ("maybe", ""), (None, "")])
+def test_load_filters_refresh_is_said_as_what_it_takes_true_or_false(cfg, refresh, hint):
+    # its own rule only: the loaders' "False, True or 'all'" offered what it refuses
+    with pytest.raises(InvalidParameter) as exc:
+        icoframes.load_filters(refresh=refresh)
+    assert str(exc.value).startswith(f"refresh must be True or False, got {refresh!r}")
+    assert "'all'" not in str(exc.value) and str(exc.value).endswith(hint or repr(refresh))
+    assert cfg.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize("refresh", ["all", " All"])
+def test_load_filters_refresh_all_is_refused_it_has_no_profiles(cfg, refresh):
+    with pytest.raises(InvalidParameter, match=f"refresh must be True or False, got {refresh!r}: "
+                       "'all' re-fetches the profiles of load_icos and load_tables, and the "
+                       "filter set has none; True asks for it again"):
+        icoframes.load_filters(refresh=refresh)
     assert cfg.stats.requests.total() == 0
 
 
