@@ -98,9 +98,9 @@ def test_refresh_is_true_false_or_all_never_a_truthy_value(cfg, tmp_path, refres
     assert cfg.stats.requests.total() == 0
 
 
-@pytest.mark.parametrize(("refresh", "hint"), [("yes", "; did you mean True?"),
-                                               (1, "; did you mean True?"), (0.0, "; did you mean False?"),
-                                               ("maybe", ""), (None, "")])
+@pytest.mark.parametrize(("refresh", "hint"), [
+    ("yes", "; did you mean True?"), (1, "; did you mean True?"),
+    (0.0, "; did you mean False?"), ("maybe", ""), (None, "")])
 def test_load_filters_refresh_is_said_as_what_it_takes_true_or_false(cfg, refresh, hint):
     # its own rule only: the loaders' "False, True or 'all'" offered what it refuses
     with pytest.raises(InvalidParameter) as exc:

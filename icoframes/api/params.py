@@ -34,6 +34,7 @@ from ..numerals import (
 from ..quoting import quoted
 
 __all__ = [
+    "EVERY_STATUS",
     "FILTER_KEYS",
     "ID_LIST_PARAMS",
     "LIST_PARAMS",
@@ -45,6 +46,7 @@ __all__ = [
     "PARAMS",
     "SORT_KEYS",
     "STATUSES",
+    "STATUS_WORDS",
     "STRING_LIST_PARAMS",
     "TICKER",
     "YES_FLAGS",
@@ -71,6 +73,16 @@ Kind = Literal["sort", "int", "ids", "strings", "status", "yes-flag"]
 #: ``typing.cast(icoframes.Status, value)``: the runtime still checks it.
 Status = Literal["ongoing", "upcoming", "past"]
 STATUSES: tuple[Status, ...] = get_args(Status)
+#: Words a user may type for a status, for the refusal's "did you mean" only: never taken (a
+#: status has one spelling, the service's, so that a query, its cache and exports have one).
+STATUS_WORDS: dict[str, Status] = (
+    dict.fromkeys(("finished", "ended", "closed", "completed", "over", "done"), "past")
+    | dict.fromkeys(("active", "live", "current", "open", "running", "started"), "ongoing")
+    | dict.fromkeys(("future", "planned", "soon", "coming", "scheduled", "next"), "upcoming"))
+#: Words for every status, or a list of statuses: a load asks for one, or for all three when
+#: ``status`` is left out.
+EVERY_STATUS = ("all", "any", "every", "both", "*")
+_ALL_STATUSES = "leave status out (None) to load all three, each row tagged with its status"
 
 #: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
 PAGE_SIZE = 20
@@ -245,7 +257,22 @@ def _one_of(param: Param, value: Any) -> str:
         if param.kind == "status" and value.strip().casefold() in param.allowed:
             return value.strip().casefold()
     guess = _suggest(value.strip().casefold(), param.allowed) if isinstance(value, str) else ""
+    if param.kind == "status":
+        guess = _status_hint(value) or guess
     raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}" + guess)
+
+
+def _status_hint(value: Any) -> str:
+    """What a status word (:data:`STATUS_WORDS`), a word for every status or a list of
+    statuses means, said: the value itself is refused all the same."""
+    if isinstance(value, str):
+        word = value.strip().casefold()
+        if word in STATUS_WORDS:
+            return f"; did you mean {STATUS_WORDS[word]!r}?"
+        return f"; {_ALL_STATUSES}" if word in EVERY_STATUS else ""
+    if isinstance(value, Iterable) and not isinstance(value, bytes | Mapping):
+        return f"; one status per call: {_ALL_STATUSES}, then keep the rows wanted"
+    return ""
 
 
 def _int(param: Param, value: Any) -> int:
