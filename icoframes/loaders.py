@@ -124,7 +124,7 @@ def load_list(status: Status | None = None, *, refresh: Refresh = False,
         ``icoframes.report(listing)`` says what it answers and lacks, as for
         :func:`load_icos`.
     """
-    check_keywords(filters, keywords_of(load_list))  # a typo named before any setting
+    check_keywords(filters, keywords_of(load_list), _NOT_LIST)  # named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)
     return warn_if_nothing_matched(load.listing(status, filters, refresh=refresh,
                                                 max_age=max_age, keywords=keywords_of(load_list)))
@@ -287,6 +287,13 @@ def load_tables(status: Status | None = None, *, refresh: Refresh = False,
                          keywords=keywords_of(load_tables))
     warn_if_nothing_matched(tables.icos)
     return tables
+
+
+#: load_icos' keywords that load_list lacks, said as such: its own closest keyword means
+#: another thing (``max_age`` is the list's age, not the profiles')
+_NOT_LIST = {k: f"load_list fetches no profiles: {k} is a keyword of load_icos, load_tables "
+                "and export_tables"
+             for k in keywords_of(load_icos) if k not in keywords_of(load_list)}
 
 
 # to a type checker, all=False (the default) gives a CacheInfo and all=True a CacheDirInfo

@@ -300,13 +300,18 @@ def read_once(filters: Mapping[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, Iterator) else v for k, v in filters.items()}
 
 
-def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
+def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str],
+                   elsewhere: Mapping[str, str] | None = None) -> None:
     """A keyword neither the loader's nor a list parameter is refused with its suggestion, as
-    is ``page``; needs no settings (a loader checks it first: a typo named before keys)."""
+    is ``page``; needs no settings (a loader checks it first: a typo named before keys).
+    ``elsewhere``: keywords of other loaders, refused with what is said of each (the loader's
+    closest keyword may mean another thing: ``load_list(profile_max_age=)``, ``max_age``)."""
     if "page" in filters:
         raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
     own = [k for k in keywords if k != "status"]  # status is a list parameter as well
     for key, value in filters.items():
+        if key in (elsewhere or {}):  # never the value: it may be a key under a wrong name
+            raise InvalidParameter((elsewhere or {})[key])
         refuse_misreading(key, value)  # a dict of values; allow_incomplete (not allow_empty)
         if key in LIST_PARAMS:
             continue
