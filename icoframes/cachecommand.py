@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .errors import InvalidParameter
@@ -45,7 +46,8 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
                "cache's, a folder another process holds, a service folder others may "
                "write to) is named with why, and the command exits 5 (incomplete); a "
                "cache dir others may write to is refused by each action (exit 2), as "
-               "by a load")
+               "by a load. A cache dir (or service folder) that does not exist is said so "
+               "(exit 0: nothing is cached there)")
     action = cache.add_argument("action", choices=("info", "clear", "prune"),
                                 help="info: what the cache holds; clear: delete it; prune: "
                                      "delete what was not used for --older-than DAYS")
@@ -80,8 +82,12 @@ def run_cache(args: argparse.Namespace) -> bool:
         raise InvalidParameter("icoframes cache prune needs --older-than DAYS" if older_than
                                is None else "--older-than is for icoframes cache prune only")
     if args.action == "info":
-        print(json.dumps(cache_info(cache_dir=args.cache_dir).as_dict(), indent=2,
-                         default=str))
+        info = cache_info(cache_dir=args.cache_dir)
+        print(json.dumps(info.as_dict(), indent=2, default=str))
+        if not info.exists:  # a typo in --cache-dir reads like an empty cache otherwise
+            root = Path(info.path).parent
+            print(f"no cache at {info.path}: " + ("nothing of this service is cached"
+                  if root.exists() else f"the cache dir {root} does not exist"), file=sys.stderr)
         return True
     report = (clear_cache(cache_dir=args.cache_dir) if args.action == "clear"
               else prune_cache(older_than or dt.timedelta(0), cache_dir=args.cache_dir))
@@ -92,6 +98,9 @@ def run_cache(args: argparse.Namespace) -> bool:
     done = (f"{counted(len(report.removed), 'path')} removed, "
             f"{report.freed_bytes:,} bytes freed")
     did = "cleared" if args.action == "clear" else "pruned"
+    if report.missing:  # nothing to do: done, exit 0, but said (a typo in --cache-dir?)
+        print(f"cache not {did}: {report.missing} does not exist (nothing is cached there)")
+        return True
     if report.skipped:
         print(f"cache not {did}: {done}, {counted(len(report.skipped), 'path')} left alone")
         return False

@@ -331,13 +331,14 @@ def cache_info(*, all: bool = False,
         key, from every process using the cache dir) and ``quota`` (today's
         ledger: day, sent, limit, remaining, and when the service last refused
         with error 485 and after how many requests). Both are None when no public
-        key is configured: no ledger is read.
+        key is configured: no ledger is read. ``exists`` is False when ``path``
+        does not exist (nothing cached for the service, or no such cache dir).
     CacheDirInfo
         With ``all=True`` (no service needs to be configured): ``path`` and
         ``size_bytes`` of the cache dir, ``services`` (per service folder, most
         recently used first: name, path, size_bytes, last_used, age,
-        configured), ``ledgers`` (keys with a request count) and ``other``
-        (entries that are not the cache's, left alone).
+        configured), ``ledgers`` (keys with a request count), ``other``
+        (entries that are not the cache's, left alone) and ``exists``.
 
     Both are dataclasses; ``info["profiles"]`` still works in this version with
     a ``FutureWarning``, and goes in the next (use ``info.profiles``, or
@@ -374,7 +375,8 @@ def clear_cache(*, all: bool = False, ledgers: bool = False,
     left alone (:mod:`icoframes.cachedir.housekeeping`). Request ledgers are kept
     unless ``ledgers=True``: they hold today's count, which the ``daily_quota``
     cap needs. Returns a :class:`~icoframes.cachedir.housekeeping.CacheReport`:
-    ``removed`` (paths), ``freed_bytes`` and ``skipped`` (path and reason).
+    ``removed`` (paths), ``freed_bytes``, ``skipped`` (path and reason) and ``missing`` (the
+    cache dir, or else the service folder, when it does not exist: None when it does).
     ``cache_dir`` overrides the configured cache dir (as ``export_tables(cache_dir=...)``).
     """
     check_flags(all=all, ledgers=ledgers)  # all="no" would clear every service, ledgers too

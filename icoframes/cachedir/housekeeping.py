@@ -66,11 +66,14 @@ _CLEAR_TRIES = 3  # listings of a folder being cleared while a load writes to it
 
 @dataclass
 class CacheReport(AsDict):
-    """What a deletion did: paths removed, bytes freed, and what it left alone and why."""
+    """What a deletion did: paths removed, bytes freed, and what it left alone and why;
+    ``missing``: the folder to clear or prune when it does not exist (nothing was cached
+    there), the cache dir when that does not exist (a typo in ``cache_dir``?), else None."""
 
     removed: list[str] = field(default_factory=list)
     freed_bytes: int = 0
     skipped: list[dict[str, str]] = field(default_factory=list)
+    missing: str | None = None
 
     def _skip(self, path: Path, reason: str) -> None:
         self.skipped.append({"path": str(path), "reason": reason})
@@ -104,13 +107,15 @@ class ServiceFolder(AsDict):
 @dataclass(frozen=True)
 class CacheDirInfo(AsDict):
     """The whole cache dir (``cache_info(all=True)``): services most recently used first;
-    ``ledgers`` the keys with a request ledger, ``other`` entries that are not the cache's."""
+    ``ledgers`` the keys with a request ledger, ``other`` entries that are not the cache's;
+    ``exists``: whether ``path`` exists (not: nothing is cached there, a typo?)."""
 
     path: str
     size_bytes: int
     services: list[ServiceFolder]
     ledgers: int
     other: list[str]
+    exists: bool = True
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,8 @@ class CacheInfo(AsDict):
     """What the cache of one service holds (``cache_info()``): ``states`` counts profiles
     by fetch state plus ``not_fetched`` (listed ids without any outcome); ``quota`` is
     today's ledger of the configured key and ``requests_today`` its count of requests sent
-    (both None when no public key is configured)."""
+    (both None when no public key is configured); ``exists``: whether ``path`` exists (not:
+    nothing of the service is cached there, or the cache dir does not exist, a typo?)."""
 
     path: str
     size_bytes: int
@@ -130,6 +136,7 @@ class CacheInfo(AsDict):
     states: dict[str, int]
     requests_today: int | None = None
     quota: LedgerState | None = None
+    exists: bool = True
 
 
 def _clear_tables(tables: Path, report: CacheReport) -> list[Path]:
@@ -200,18 +207,19 @@ def describe(root: str | os.PathLike[str], *, configured: Path | None = None) ->
     ledgers = root / LEDGER_FOLDER
     total = sum(f.size_bytes for f in folders) + (size(ledgers) if ledgers.is_dir() else 0)
     return CacheDirInfo(str(root), total, services, QuotaLedger(root, "").count(),
-                        [str(p) for p in other])
+                        [str(p) for p in other], os.path.lexists(root))
 
 
 def info(cache: Cache, ledger: QuotaLedger | None) -> CacheInfo:
     """What the cache of one service holds, and today's ledger of its key (``cache_info()``)."""
+    exists = os.path.lexists(cache.dir)  # (before anything that might make it)
     convert(cache)
     counts, quota = cache.counts(), None if ledger is None else ledger.state()
     states = counts["states"]
     used = size(cache.dir) if cache.dir.is_dir() and not cache.dir.is_symlink() else 0
     return CacheInfo(str(cache.dir), used, states["fetched"], states["gone"],
                      counts["list_queries"], counts["oldest"], counts["newest"], states,
-                     None if quota is None else quota.sent, quota)
+                     None if quota is None else quota.sent, quota, exists)
 
 
 def _remove_folder(folder: Path, report: CacheReport, *,
@@ -275,7 +283,10 @@ def remove_folder(folder: str | os.PathLike[str], *,
     >>> report.freed_bytes, folder.exists()
     (4, False)
     """
-    report, folder = CacheReport(), Path(folder)
+    folder = Path(folder)
+    # the cache dir itself when it is what is missing (a typo), else the service's folder
+    report = CacheReport(missing=next((str(p) for p in (folder.parent, folder)
+                                       if not os.path.lexists(p)), None))
     check_cache_dir(folder.parent, create=False)  # refused as cache_info refuses it
     if not folder.is_symlink():  # (a link in its place: left alone, said)
         check_folder(folder)
@@ -292,7 +303,7 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
     """Every service folder unused before ``unused_before`` (None: all) goes; in the others,
     the lists fetched before then and the leftovers; then the cache dir's own leftovers,
     the ledgers of keys that sent nothing since ``ledgers_before`` (None: kept)."""
-    report = CacheReport()
+    report = CacheReport(missing=None if os.path.lexists(root) else str(root))
     check_cache_dir(root, create=False)  # refused as a load refuses it: nothing removed
     folders, other = scan(root)
     for folder in folders:
