@@ -18,7 +18,7 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias, TypedDict, get_args
+from typing import Any, Final, Literal, TypeAlias, TypedDict, cast, get_args
 
 import numpy as np
 
@@ -59,6 +59,7 @@ __all__ = [
     "closest",
     "pasted_id",
     "read_ico_id",
+    "read_status",
     "refuse_misreading",
     "validate_list_params",
 ]
@@ -250,7 +251,20 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _one_of(param: Param, value: Any) -> str:
+def read_status(value: Any) -> Status:
+    """A status as the loaders take it (any case, stripped), else InvalidParameter naming the
+    argument, with the status meant (the sandbox's ``add_ico`` and ``update_ico`` read theirs
+    so).
+
+    Examples
+    --------
+    >>> read_status(" Past")
+    'past'
+    """
+    return cast(Status, _one_of(_BY_NAME["status"], value, kind="argument"))
+
+
+def _one_of(param: Param, value: Any, kind: str = "list parameter") -> str:
     if isinstance(value, str):
         if value in param.allowed:
             return value
@@ -259,7 +273,7 @@ def _one_of(param: Param, value: Any) -> str:
     guess = _suggest(value.strip().casefold(), param.allowed) if isinstance(value, str) else ""
     if param.kind == "status":
         guess = _status_hint(value) or guess
-    raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}" + guess)
+    raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}" + guess, kind)
 
 
 def _status_hint(value: Any) -> str:

@@ -13,14 +13,18 @@ under a lock. :func:`generate_directory` fills one with :mod:`.generate`.
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ..api.params import STATUSES, validate_list_params
-from ..errors import checked_keywords, checked_methods
+from ..api.params import read_ico_id, read_status, validate_list_params
+from ..errors import InvalidParameter, UnknownName, WrongType, checked_keywords, checked_methods
+from ..numerals import as_integer, did_you_mean_number
+from ..quoting import did_you_mean, quoted
 from .catalog import CATEGORY_NAMES, COUNTRIES
 from .draws import gc_paused
 from .generate import generate_records
@@ -120,9 +124,9 @@ class Directory:
         return list(result)
 
     def add_ico(self, status: str = "past") -> int:
-        """Insert a brand-new ICO with a new highest id and return that id."""
-        if status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+        """Insert a brand-new ICO with a new highest id and return that id; ``status`` in any
+        case, as the loaders take it (InvalidParameter with the status meant, else)."""
+        status = read_status(status)
         with self._lock:
             rec = self._new_record(self._next_index, self._max_id, status)
             self._next_index += 1
@@ -151,18 +155,22 @@ class Directory:
         as generated), except what shows the changed value: a new ``name`` in the
         description, ``rating_details`` a scored ICO may have when one without a
         score gets ``ico_score``, ``tba`` made false by ``end``.
-        KeyError when ``ico_id`` is unknown; ValueError for a status that is not
-        one of ``STATUSES``, a location or a category the filter set does not list.
+        Each is read as the loaders read theirs: a status, location or category in any
+        case; a refused one raises :class:`~icoframes.errors.InvalidParameter` (a
+        ``ValueError``) with the value meant, an unknown ``ico_id``
+        :class:`~icoframes.errors.UnknownName` (a ``KeyError`` too), naming the ids there are.
         """
-        if status is not None and status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
-        if location is not None and location not in COUNTRIES:
-            raise ValueError(f"location must be a country of the filter set, not {location!r}")
+        status = None if status is None else read_status(status)
+        location = None if location is None else _one_of("location", location, COUNTRIES,
+                                                         "a country of the filter set")
         categories = {n: c for c, n in CATEGORY_NAMES.items()}
-        if category is not None and category not in categories:
-            raise ValueError(f"category must be one of {', '.join(categories)}, not {category!r}")
+        category = None if category is None else _one_of("category", category, categories,
+                                                         "a category's name")
+        ico_score, raised = _number("ico_score", ico_score), _number("raised", raised, whole=True)
+        if end is not None and not isinstance(end, datetime):
+            raise WrongType(f"invalid argument end={quoted(end)}: must be a datetime")
         with self._lock:
-            rec = self._records[ico_id]
+            rec = self._records[self._known(ico_id)]
             changes: dict[str, Any] = {}
             if status is not None:
                 changes["status"] = status
@@ -184,14 +192,49 @@ class Directory:
             self._changed()
 
     def remove_ico(self, ico_id: int) -> None:
-        """Delete an ICO; KeyError when ``ico_id`` is unknown."""
+        """Delete an ICO; :class:`~icoframes.errors.UnknownName` (a ``KeyError`` too) when
+        ``ico_id`` is unknown."""
         with self._lock:
-            del self._records[ico_id]
+            del self._records[self._known(ico_id)]
             self._changed()
+
+    def _known(self, ico_id: Any) -> int:
+        """``ico_id`` read as the loaders read an id, when the directory has it (under the
+        lock); else the refusal, naming the ids there are."""
+        number = read_ico_id(ico_id)
+        if number not in self._records:
+            ids = self._records
+            there = f"ids {min(ids)} to {max(ids)}, {len(ids)} in all" if ids else "no ICO"
+            raise UnknownName(f"unknown ICO id {number}: the sandbox's directory has {there}")
+        return number
 
     def _changed(self) -> None:
         self._version += 1
         self._cache.clear()
+
+
+def _one_of(name: str, value: Any, names: Iterable[str], what: str) -> str:
+    """The one of ``names`` that ``value`` is in any case (stripped), else InvalidParameter
+    with the closest."""
+    by_fold = {n.casefold(): n for n in names}
+    if isinstance(value, str) and value.strip().casefold() in by_fold:
+        return by_fold[value.strip().casefold()]
+    raise InvalidParameter(f"invalid argument {name}={quoted(value)}: must be {what}"
+                           + did_you_mean(value, by_fold.values()))
+
+
+def _number(name: str, value: Any, *, whole: bool = False) -> Any:
+    """``value`` as a finite number (``whole``: an integer), else InvalidParameter; None kept."""
+    if value is None:
+        return None
+    if whole and (number := as_integer(value)) is not None:
+        return number
+    if not whole and isinstance(value, numbers.Real) and not isinstance(value, bool) \
+            and math.isfinite(value):
+        return value
+    raise InvalidParameter(f"invalid argument {name}={quoted(value)}: must be "
+                           f"{'a whole number' if whole else 'a finite number'}"
+                           + did_you_mean_number(value, whole=whole))
 
 
 @checked_keywords
