@@ -46,7 +46,7 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
                "cache's, a folder another process holds, a service folder others may "
                "write to) is named with why, and the command exits 5 (incomplete); a "
                "cache dir others may write to is refused by each action (exit 2), as "
-               "by a load. A cache dir (or service folder) that does not exist is said so "
+               "by a load. A cache dir that does not exist is said so "
                "(exit 0: nothing is cached there)")
     action = cache.add_argument("action", choices=("info", "clear", "prune"),
                                 help="info: what the cache holds; clear: delete it; prune: "
@@ -84,10 +84,9 @@ def run_cache(args: argparse.Namespace) -> bool:
     if args.action == "info":
         info = cache_info(cache_dir=args.cache_dir)
         print(json.dumps(info.as_dict(), indent=2, default=str))
-        if not info.exists:  # a typo in --cache-dir reads like an empty cache otherwise
-            root = Path(info.path).parent
-            print(f"no cache at {info.path}: " + ("nothing of this service is cached"
-                  if root.exists() else f"the cache dir {root} does not exist"), file=sys.stderr)
+        if not info.cache_dir_exists:  # a typo in --cache-dir read like an empty cache
+            print(f"no cache at {info.path}: the cache dir {Path(info.path).parent} does not "
+                  "exist", file=sys.stderr)
         return True
     report = (clear_cache(cache_dir=args.cache_dir) if args.action == "clear"
               else prune_cache(older_than or dt.timedelta(0), cache_dir=args.cache_dir))

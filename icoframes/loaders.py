@@ -36,7 +36,7 @@ from .cachedir.housekeeping import (
     remove_folder,
 )
 from .config import get_settings
-from .errors import InvalidParameter, check_flags, quoted
+from .errors import InvalidParameter, check_flags
 from .fetch import Load
 from .fetch.policy import DEFAULT_MAX_AGE
 from .queries import (
@@ -98,12 +98,14 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     ['category', 'location', 'platform', 'type']
     >>> icoframes.reset_configuration()
     """
-    # its own rule first: the loaders' check would offer "all", refused here
-    if isinstance(refresh, str) and refresh.strip().casefold() == "all":
-        raise InvalidParameter(f"refresh must be True or False, got {quoted(refresh)}: 'all' "
-                               "re-fetches the profiles of load_icos and load_tables, and the "
-                               "filter set has none; True asks for it again")
-    check_flags(refresh=refresh)
+    try:  # its own rule first: the loaders' check offers "all", which it refuses
+        check_flags(refresh=refresh)
+    except InvalidParameter as exc:
+        if not (isinstance(refresh, str) and refresh.strip().casefold() == "all"):
+            raise
+        raise InvalidParameter(f"{exc}: 'all' re-fetches the profiles of load_icos and "
+                               "load_tables, and the filter set has none; True asks for it "
+                               "again") from None
     check_load_arguments(offline=offline)
     return Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
@@ -331,8 +333,8 @@ def cache_info(*, all: bool = False,
         key, from every process using the cache dir) and ``quota`` (today's
         ledger: day, sent, limit, remaining, and when the service last refused
         with error 485 and after how many requests). Both are None when no public
-        key is configured: no ledger is read. ``exists`` is False when ``path``
-        does not exist (nothing cached for the service, or no such cache dir).
+        key is configured: no ledger is read. ``cache_dir_exists`` is False when
+        the cache dir does not exist (a typo in ``cache_dir``?): nothing is cached.
     CacheDirInfo
         With ``all=True`` (no service needs to be configured): ``path`` and
         ``size_bytes`` of the cache dir, ``services`` (per service folder, most
@@ -376,7 +378,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False,
     unless ``ledgers=True``: they hold today's count, which the ``daily_quota``
     cap needs. Returns a :class:`~icoframes.cachedir.housekeeping.CacheReport`:
     ``removed`` (paths), ``freed_bytes``, ``skipped`` (path and reason) and ``missing`` (the
-    cache dir, or else the service folder, when it does not exist: None when it does).
+    cache dir when it does not exist, a typo in ``cache_dir``?; else None).
     ``cache_dir`` overrides the configured cache dir (as ``export_tables(cache_dir=...)``).
     """
     check_flags(all=all, ledgers=ledgers)  # all="no" would clear every service, ledgers too

@@ -56,7 +56,10 @@ def test_a_misspelled_status_or_sort_key_gets_a_suggestion():
     with pytest.raises(InvalidParameter, match=r"did you mean 'start_datetime'\?"):
         validate_list_params({"sort_desc": "start_date"})
     with pytest.raises(InvalidParameter, match=r"one of ongoing, upcoming, past$"):
-        validate_list_params({"status": "finished"})  # nothing close: no guess
+        validate_list_params({"status": "whatever"})  # nothing close, no meaning: no guess
+    with pytest.raises(InvalidParameter, match=r"one of ongoing, upcoming, past; did you mean "
+                                               r"'past'\?$"):
+        validate_list_params({"status": "finished"})  # a word for one (STATUS_WORDS)
 
 
 @pytest.mark.parametrize(

@@ -74,4 +74,5 @@ def test_a_location_and_category_in_any_case_and_an_id_as_numpy_take(sb):
     assert "Russia" in str(profile) and sb.directory.record(ico).raised == 12
     with pytest.raises(WrongType, match="end='2030-01-01': must be a datetime"):
         sb.update_ico(ico, end="2030-01-01")
-    sb.update_ico(ico, end=dt.datetime(2030, 1, 1))
+    sb.update_ico(ico, end=dt.datetime(2030, 1, 1), raised=1e6)  # a whole amount as a float
+    assert sb.directory.record(ico).raised == 1_000_000

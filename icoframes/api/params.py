@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, TypedDict, cast, get_args
 
@@ -76,7 +76,7 @@ Status = Literal["ongoing", "upcoming", "past"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 #: Words a user may type for a status, for the refusal's "did you mean" only: never taken (a
 #: status has one spelling, the service's, so that a query, its cache and exports have one).
-STATUS_WORDS: dict[str, Status] = (
+STATUS_WORDS: dict[str, str] = (
     dict.fromkeys(("finished", "ended", "closed", "completed", "over", "done"), "past")
     | dict.fromkeys(("active", "live", "current", "open", "running", "started"), "ongoing")
     | dict.fromkeys(("future", "planned", "soon", "coming", "scheduled", "next"), "upcoming"))
@@ -337,8 +337,9 @@ def _yes(param: Param, value: Any) -> str:
     raise _invalid(param.name, value, f"takes True (or 'yes') only{did_you_mean_flag(value)}")
 
 
-_READERS = {"sort": _one_of, "status": _one_of, "int": _int, "ids": _ids,
-            "strings": _strings, "yes-flag": _yes}
+_READERS: dict[str, Callable[[Param, Any], Any]] = {
+    "sort": _one_of, "status": _one_of, "int": _int, "ids": _ids, "strings": _strings,
+    "yes-flag": _yes}
 assert set(_READERS) == set(Kind.__args__)  # type: ignore[attr-defined]  # a reader per kind
 
 

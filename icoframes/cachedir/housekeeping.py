@@ -67,8 +67,8 @@ _CLEAR_TRIES = 3  # listings of a folder being cleared while a load writes to it
 @dataclass
 class CacheReport(AsDict):
     """What a deletion did: paths removed, bytes freed, and what it left alone and why;
-    ``missing``: the folder to clear or prune when it does not exist (nothing was cached
-    there), the cache dir when that does not exist (a typo in ``cache_dir``?), else None."""
+    ``missing``: the cache dir when it does not exist (nothing was cached there: a typo in
+    ``cache_dir``?), else None."""
 
     removed: list[str] = field(default_factory=list)
     freed_bytes: int = 0
@@ -123,8 +123,8 @@ class CacheInfo(AsDict):
     """What the cache of one service holds (``cache_info()``): ``states`` counts profiles
     by fetch state plus ``not_fetched`` (listed ids without any outcome); ``quota`` is
     today's ledger of the configured key and ``requests_today`` its count of requests sent
-    (both None when no public key is configured); ``exists``: whether ``path`` exists (not:
-    nothing of the service is cached there, or the cache dir does not exist, a typo?)."""
+    (both None when no public key is configured); ``cache_dir_exists``: whether the cache dir
+    exists (not: nothing is cached there, a typo in ``cache_dir``?)."""
 
     path: str
     size_bytes: int
@@ -136,7 +136,7 @@ class CacheInfo(AsDict):
     states: dict[str, int]
     requests_today: int | None = None
     quota: LedgerState | None = None
-    exists: bool = True
+    cache_dir_exists: bool = True
 
 
 def _clear_tables(tables: Path, report: CacheReport) -> list[Path]:
@@ -212,7 +212,7 @@ def describe(root: str | os.PathLike[str], *, configured: Path | None = None) ->
 
 def info(cache: Cache, ledger: QuotaLedger | None) -> CacheInfo:
     """What the cache of one service holds, and today's ledger of its key (``cache_info()``)."""
-    exists = os.path.lexists(cache.dir)  # (before anything that might make it)
+    exists = os.path.lexists(cache.dir.parent)  # (before anything that might make it)
     convert(cache)
     counts, quota = cache.counts(), None if ledger is None else ledger.state()
     states = counts["states"]
@@ -284,9 +284,7 @@ def remove_folder(folder: str | os.PathLike[str], *,
     (4, False)
     """
     folder = Path(folder)
-    # the cache dir itself when it is what is missing (a typo), else the service's folder
-    report = CacheReport(missing=next((str(p) for p in (folder.parent, folder)
-                                       if not os.path.lexists(p)), None))
+    report = CacheReport(missing=None if os.path.lexists(folder.parent) else str(folder.parent))
     check_cache_dir(folder.parent, create=False)  # refused as cache_info refuses it
     if not folder.is_symlink():  # (a link in its place: left alone, said)
         check_folder(folder)

@@ -229,9 +229,9 @@ def _number(name: str, value: Any, *, whole: bool = False) -> Any:
         return None
     if whole and (number := as_integer(value)) is not None:
         return number
-    if not whole and isinstance(value, numbers.Real) and not isinstance(value, bool) \
-            and math.isfinite(value):
-        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+            and (not whole or float(value).is_integer()):  # raised=1e6: a whole amount
+        return int(value) if whole else value
     raise InvalidParameter(f"invalid argument {name}={quoted(value)}: must be "
                            f"{'a whole number' if whole else 'a finite number'}"
                            + did_you_mean_number(value, whole=whole))
