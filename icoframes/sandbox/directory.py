@@ -231,7 +231,7 @@ def _number(name: str, value: Any, *, whole: bool = False) -> Any:
         return number
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
             and (not whole or float(value).is_integer()):  # raised=1e6: a whole amount
-        return int(value) if whole else value
+        return int(float(value)) if whole else value
     raise InvalidParameter(f"invalid argument {name}={quoted(value)}: must be "
                            f"{'a whole number' if whole else 'a finite number'}"
                            + did_you_mean_number(value, whole=whole))
