@@ -290,7 +290,8 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
     with _lock:  # refused before any change: the configuration stays as it was
         _check_variable_names(set(_overrides) - set(changes) | set(checked))
         kept = {k: v for k, v in _overrides.items() if k not in changes} | checked
-        _distinct_keys(kept, kept, InvalidParameter)
+        if set(_KEYS) & set(changes):  # else get_settings says so, of the variables
+            _distinct_keys(kept, kept, InvalidParameter)
         for name, value in changes.items():
             if value is None:
                 _overrides.pop(name, None)

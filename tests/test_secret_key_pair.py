@@ -100,3 +100,13 @@ def test_the_sandbox_refuses_to_serve_one_key_for_both():
 def test_two_keys_that_only_share_a_prefix_are_taken(keyless):
     settings = icoframes.configure(public_key=PRIVATE[:-1])
     assert settings.public_key == PRIVATE[:-1]
+
+
+def test_a_call_that_sets_no_key_leaves_the_variables_to_their_configerror(keyless, monkeypatch):
+    icoframes.configure(public_key=None, private_key=None)
+    monkeypatch.setenv("ICOFRAMES_PUBLIC_KEY", PRIVATE)
+    monkeypatch.setenv("ICOFRAMES_PRIVATE_KEY", PRIVATE)
+    with pytest.raises(ConfigError) as exc:
+        icoframes.configure(max_workers=2)
+    _refused(exc, "ICOFRAMES_PUBLIC_KEY", "ICOFRAMES_PRIVATE_KEY")
+    assert not isinstance(exc.value, InvalidParameter)
