@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..api.client import Client
 from ..api.control import LoadControl, profile_item
+from ..api.params import PAGE_SIZE
 from ..cachedir.housekeeping import remove_folder
 from ..config import SET_CACHE_DIR, Settings
 from ..errors import CacheError, ConfigError, NotCached, QuotaExceeded, ServiceUnavailable
@@ -190,7 +191,9 @@ class Service:
         (profiles remaining) is said as unknown when no list answered a page: not 0."""
         listed = any(q.complete or (q.frame is not None and not q.frame.empty)
                      for q in queries)
-        return quota_error(stop, self.settings, *self.quota_state(),
+        pages = sum(max(1, -(-max(q.total_icos or 0, q.n_items) // PAGE_SIZE))  # paged whole
+                    for q in queries if q.answered_from is None)  # (else another's answer)
+        return quota_error(stop, self.settings, *self.quota_state(), pages=pages,
                            left=left if listed else None, failure=self.control.last_failure,
                            unlisted=not listed or any(not q.complete for q in queries), **said)
 

@@ -149,8 +149,8 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                 began_again: bool = False, unread: CacheError | None = None,
                 unrecorded: bool = False, unanswered: bool = False, *, fetched: int,
                 left: int | None, unlisted: bool, lost: CacheError | None = None,
-                failed: int = 0, asked: str | None = None,
-                failure: str | None = None) -> QuotaExceeded | ServiceUnavailable:
+                failed: int = 0, asked: str | None = None, failure: str | None = None,
+                pages: int = 0) -> QuotaExceeded | ServiceUnavailable:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
@@ -164,7 +164,9 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     all be kept (the cache's error, said). ``left`` counts the ``failed`` ones (this call's
     failures: a later call asks them again); None when no list answered a page (what
     remains is unknown). ``asked``: the refused request was the call's first, for what it
-    names (the filter set), before any list: nothing was fetched."""
+    names (the filter set), before any list: nothing was fetched. ``pages``: what the load's
+    lists take, paged whole: when no profile was fetched and they are ``daily_quota`` or
+    more, no later day fetches any either (lists go first), and the stop says so."""
     if unanswered and stop.code == 485 and not unrecorded:
         return unanswered_error(settings, state, failure, lost)
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
@@ -218,6 +220,12 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
         if began_again:  # the day it refused has ended since (the load waited for requests)
             then = (f"The count started again at {_at(state)}, after this call stopped: call "
                     f"the same loader again now{rest}.")
+        if 0 < settings.daily_quota <= pages and not fetched:  # (a call again pages them)
+            then = (f"The lists alone take {counted(pages, 'page')}, "
+                    f"{'as many as' if pages == settings.daily_quota else 'more than'} the "
+                    f"{settings.daily_quota} requests the daily_quota setting allows a day, and "
+                    "are paged again once they are due (by an export, each day): no request is "
+                    "left for a profile at this cap; raise daily_quota or narrow the query.")
     if unread is not None:
         who += f" (the quota ledger could not be read: {unread})"
     kept = ("Everything fetched is cached, and offline=True returns it now without a request."
