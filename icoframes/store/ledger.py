@@ -36,18 +36,16 @@ CREATE TABLE IF NOT EXISTS ledgers (
 """
 #: The one conditional statement booking a request (?1 key, ?2 day, ?3 cap): a new day
 #: starts at 0, the day never goes back, nothing is booked at the cap (nor under a cap of 0).
-#: "Never back" is for a clock stepped back a little: a day stored more than one day after
-#: the clock's is left to :meth:`QuotaLedger._book`'s other path, which moves it to today
+#: (Never back for a clock stepped back a little: a day stored more than a day later, _TODAY.)
 _BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
          "ON CONFLICT (key) DO UPDATE SET "
          "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
          "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
 _ROW = "SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?"
-_AHEAD = "day > date(?2, '+1 day')"  # (?2 today)
-#: A day written while the clock was ahead (?1 key, ?2 today, ?3 that day, ?4 now, ms): its
-#: count moves to today, kept (its requests may have been sent today: never undercounted),
-#: and a refusal stamped later than now is dated now (else with quota_reset it would hold
-#: every request until that later day's reset)
+#: A day written while the clock was ahead (?1 key, ?2 today, ?3 that day, ?4 now, ms) moves
+#: to today, its count kept (sent, maybe today: never undercounted); a 485 stamped after now
+#: is dated now (with quota_reset it would hold every request until that day's reset)
+_AHEAD = "day > date(?2, '+1 day')"
 _TODAY = ("UPDATE ledgers SET day = ?2, refused_at = min(refused_at, ?4) "
           "WHERE key = ?1 AND day = ?3 RETURNING sent")
 #: Probes of one call that may get no answer (a connection cut, a proxy's HTML 503) before
@@ -172,7 +170,8 @@ class QuotaLedger(InDatabase):
         today = self.day(now)
         # no refusal on record (the usual case): the one conditional statement alone, its
         # own transaction. The day booked on is the one stored (a later one than the clock's
-        # when the clock was stepped back): a hand-back (settle) goes to that day
+        # when the clock was stepped back): a hand-back (settle) goes to that day. A day more
+        # than one after the clock's is moved to today first, said (a clock ahead wrote it)
         if on_day := self._rows(_BOOK + f" AND refused_at IS NULL AND NOT {_AHEAD} RETURNING "
                                  "day", self.key, today, self.limit, write=True):
             self._booked.refused, self._booked.day = False, on_day[0][0]
