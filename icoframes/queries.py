@@ -56,6 +56,7 @@ from .numerals import (
     python_number,
 )
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
+from .parse.text import clean_surrogates
 
 __all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_keywords",
            "check_load_arguments", "checked_keywords", "combined_sort", "keywords_of", "read_once",
@@ -369,7 +370,8 @@ def _known_id(key: str, value: Any, ids: set[int]) -> Any:
 
 
 def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[str]) -> list[Any]:
-    listed = known.get(value.strip().casefold(), [])
+    # a lone surrogate as the filter set holds it, and shows it: U+FFFD ("Eth\ud800": 'Eth\ufffd')
+    listed = known.get(clean_surrogates(value).strip().casefold(), [])
     if found := [target for target in listed if target is not None]:
         return found  # (beside it, an entry of that name whose id is unreadable: left out)
     if listed:  # a row of load_filters() shows it, but there is no id to ask with

@@ -88,6 +88,18 @@ def test_a_refusal_quoting_a_lone_surrogate_is_written_escaped(tmp_path):
     assert "data.id is '1\\ud800', not the 1 requested" in missing["reason"]
 
 
+def test_a_filter_name_with_a_lone_surrogate_is_asked_for_by_that_name(tmp_path):
+    # the filter set shows it with U+FFFD, and a name asked for is matched as it is shown
+    with HostileServer({LIST: raw_reply(PAGE), PROFILE: raw_reply(PROFILE_BODY),
+                        FILTERS: raw_reply(FILTER_SET)}) as srv:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache")
+        try:
+            for name in ("Eth\ud800", "eth\udc00", "Eth\ufffd"):
+                assert icoframes.load_icos(platform=name, progress=False)["id"].tolist() == [7]
+        finally:
+            icoframes.reset_configuration()
+
+
 TICKERS_BODY = (b'{"error": null, "data": {"id": 7, "main": {"name": "Seven"}, "finance": '
                 b'{"ticker": "OOM\\ud800", "accepting": ["ETH\\ud800", "BTC"]}}}')
 
