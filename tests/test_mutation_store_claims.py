@@ -332,3 +332,32 @@ def test_a_timed_claim_says_when_each_id_was_last_claimed_before_it(cache, crawl
         second.release([-5])
     with _at(9):
         assert first.claim([-5], timed=True) == ([-5], [], []) and first.moments == {-5: _t(8)}
+
+
+def test_a_lists_moment_goes_once_its_list_is_neither_cached_nor_claimed(cache, crawl):
+    """A list's moment is kept after its claim's release while the list is cached, and goes
+    (when a crawl starts) once neither its list nor a claim names it: the table does not
+    grow by a row per list query ever paged."""
+    from icoframes.fetch.sharedlists import list_claim_id
+    from icoframes.parse.lists import list_frame
+
+    kept, failed, live = ({"status": status} for status in ("past", "ongoing", "upcoming"))
+    ids = {list_claim_id(params): name for params, name in
+           ((kept, "kept"), (failed, "failed"), (live, "live"))}
+
+    def moments() -> set[str]:
+        with cache.write() as conn:
+            return {ids[row[0]] for row in conn.execute("SELECT id FROM claimed")}
+
+    with _at(0):
+        first = crawl()
+        assert first.claim(ids, timed=True)[0] == list(ids)
+        cache.write_list(kept, [], list_frame([], status="past"), total_icos=0)
+        first.release([list_claim_id(kept), list_claim_id(failed)])  # failed: paging failed
+    with _at(1):
+        crawl()
+        assert moments() == {"kept", "live"}
+        first.release([list_claim_id(live)])
+        assert cache.drop_lists(fetched_before=T0 + dt.timedelta(days=1))
+        crawl()
+        assert moments() == set()

@@ -33,6 +33,10 @@ _OPEN: set[str] = set()
 #: When each id was last claimed ``timed``, and by which crawl (kept after the release).
 _CLAIMED = ("CREATE TABLE IF NOT EXISTS claimed (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, "
             "at REAL NOT NULL)")
+#: The moments of lists neither cached nor claimed go: none is read (a list is claimed under
+#: its key's first 15 hex digits, negated, less one: fetch.sharedlists.list_claim_id).
+_UNNAMED = ("DELETE FROM claimed WHERE id NOT IN (SELECT id FROM claims) AND "
+            "printf('%015x', -1 - id) NOT IN (SELECT substr(key, 1, 15) FROM lists)")
 
 
 def _alive(pid: int, host: str) -> bool:
@@ -94,6 +98,7 @@ class Claims:
         with self._db.write() as conn:  # claims that lapsed long ago go
             conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
             conn.execute(_CLAIMED)
+            conn.execute(_UNNAMED)
         _OPEN.add(self.token)
 
     def __repr__(self) -> str:
