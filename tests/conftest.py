@@ -44,6 +44,15 @@ def cfg(sb, tmp_path):
 
 
 @pytest.fixture
+def warm(cfg):
+    """``cfg`` with the past list and the filter set cached, its counters reset."""
+    icoframes.load_icos("past", progress=False)
+    icoframes.load_filters()
+    cfg.stats.reset()
+    return cfg
+
+
+@pytest.fixture
 def places(tmp_path, monkeypatch):
     """An empty home folder ($HOME) and an empty current folder, both temporary."""
     home, cwd = tmp_path / "home", tmp_path / "cwd"

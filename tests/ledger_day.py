@@ -26,7 +26,12 @@ def noon() -> time_machine.travel:
 
 
 def on_this_clock(script: str) -> str:
-    """``script`` (for ``python -c``) run on this process's clock as it reads now, ticking."""
-    now = dt.datetime.now(dt.UTC).isoformat()
-    return ("import datetime as _dt, time_machine as _tm\n"
-            f"_tm.travel(_dt.datetime.fromisoformat({now!r}), tick=True).start()\n" + script)
+    """``script`` (for ``python -c``) run on this process's clock, ticking: at each moment the
+    child reads what this process reads. The child's clock is set from the real clock and this
+    one's lead over it (the one real-clock read here: no time is measured), and read at once,
+    as time-machine ticks from the first read: not from a moment this process read, which the
+    child would see late by its start and its imports."""
+    hatch = time_machine.escape_hatch
+    lead = dt.datetime.now(dt.UTC).timestamp() - hatch.time.time() if hatch.is_travelling() else 0
+    return ("import time as _time, time_machine as _tm\n"
+            f"_tm.travel(_time.time() + {lead!r}, tick=True).start()\n_time.time()\n" + script)

@@ -31,15 +31,6 @@ def sb():
         yield server
 
 
-@pytest.fixture
-def warm(cfg):
-    """The sandbox with the past list and the filter set cached, its counters reset."""
-    icoframes.load_icos("past", progress=False)
-    icoframes.load_filters()
-    cfg.stats.reset()
-    return cfg
-
-
 # -- ages: one reading of text ---------------------------------------------------------------
 
 

@@ -12,7 +12,6 @@ is resumed. Requests are counted at the server, B's apart from what A asks once 
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import signal
 import subprocess
@@ -22,8 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import time_machine
-from ledger_day import noon
+from ledger_day import noon, on_this_clock
 from waiting import HANG_GUARD, wait_until
 
 from icoframes import sandbox
@@ -33,19 +31,6 @@ from icoframes.store.cache import Cache
 _LOAD = "import icoframes\nicoframes.load_icos(status='past', progress=False)\n"
 
 
-def _on_the_test_clock(script: str) -> str:
-    """``script`` (for ``python -c``) run on this process's (moved, ticking) clock: the child
-    moves its own clock by what this one is moved by, so every child reads the same time as
-    the test whenever it starts (a child moved to the time the test read at its start runs
-    behind by its own start-up, each by a different amount: B's copies were then in A's
-    future, stale to A)."""
-    moved_by = dt.datetime.now(dt.UTC).timestamp() - time_machine.escape_hatch.time.time()
-    # a moved clock starts ticking at its first read, not when moved: read at once, else
-    # the child's clock runs behind by what it does before its first read (imports)
-    return ("import time as _t, time_machine as _tm\n"
-            f"_tm.travel(_t.time() + {moved_by!r}, tick=True).start()\n_t.time()\n" + script)
-
-
 def _child(sb, tmp_path: Path) -> subprocess.Popen:
     """``load_icos(status="past")`` in a child on this process's clock."""
     env = {k: v for k, v in os.environ.items() if k not in {s.env for s in SETTINGS}}
@@ -53,7 +38,7 @@ def _child(sb, tmp_path: Path) -> subprocess.Popen:
                 for name, value in sb.settings().items() if value is not None})
     env.update(ICOFRAMES_CACHE_DIR=str(tmp_path / "cache"), ICOFRAMES_TIMEOUT="3600",
                ICOFRAMES_MAX_WORKERS="2")
-    return subprocess.Popen([sys.executable, "-c", _on_the_test_clock(_LOAD)], env=env,
+    return subprocess.Popen([sys.executable, "-c", on_this_clock(_LOAD)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
