@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 from hostile import LIST, HostileServer, paged_list
@@ -19,7 +20,7 @@ import icoframes
 from icoframes.cachedir.housekeeping import USED_MARK, mark_used
 from icoframes.config import get_settings
 from icoframes.store.cache import Cache
-from icoframes.store.folders import CacheFolderRefused
+from icoframes.store.folders import CacheFolderRefused, InUse
 
 OLD = 1_000_000_000  # 2001: an mtime no touch gives
 
@@ -72,3 +73,42 @@ def test_a_link_swapped_in_once_the_mark_is_opened_is_not_followed(tmp_path):
         sys.setprofile(None)
     assert swapped == [True]
     assert victim.stat().st_mtime == OLD  # its time never set through the link
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="only root can run as another user (whom file modes then bind)")
+def test_a_mark_its_user_may_not_write_is_left_as_it_is(tmp_path):
+    # a cache its owner made read-only (chmod -R a-w): neither mark_used nor a load's hold
+    # touches its mark, though the owner may (utime on a descriptor opened read-only)
+    import pwd
+
+    from test_safety import _other_uid
+
+    user = pwd.getpwuid(_other_uid())
+    cache = tmp_path / "cache"
+    folder = cache / "svc"
+    folder.mkdir(parents=True, mode=0o700)
+    cache.chmod(0o700)
+    mark = folder / USED_MARK
+    mark.touch()
+    os.utime(mark, (OLD, OLD))
+    mark.chmod(0o400)
+    folder.chmod(0o500)
+    for path in (cache, folder, mark):
+        os.chown(path, user.pw_uid, user.pw_gid)
+    pid = os.fork()
+    if pid == 0:  # the user, in its cache dir (tmp_path is root's alone)
+        code = 1
+        try:
+            os.chdir(cache)
+            os.setgid(user.pw_gid)
+            os.setuid(user.pw_uid)
+            mark_used("svc")
+            hold = InUse(Path("."), Path("svc"))
+            hold.hold()
+            code = 2 if hold._fds == [] else 0  # held all the same (flock needs no write)
+            hold.release()
+        finally:
+            os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert mark.stat().st_mtime == OLD

@@ -269,8 +269,10 @@ def _replaced(fd: int, folder: Path) -> bool:
 
 def touch_mark(fd: int, folder: Path) -> None:
     """Touch the use mark of ``folder`` open on ``fd`` (the file opened, never a link put
-    in its place since)."""
-    os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK)
+    in its place since); one this user may not write (opened read-only: a cache made read-only,
+    which its owner could still touch) is left as it is."""
+    if _FCNTL is None or _FCNTL.fcntl(fd, _FCNTL.F_GETFL) & os.O_ACCMODE != os.O_RDONLY:
+        os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK)
 
 
 def _close(fds: list[int]) -> None:  # once: a hold's finalizer and its error path share fds
