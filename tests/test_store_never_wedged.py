@@ -157,3 +157,29 @@ def test_a_cache_dir_that_is_another_users_link_is_refused(cfg, tmp_path):
     os.lchown(planted, os.getuid(), os.getgid())  # one's own link: followed, as before
     assert icoframes.load_icos(status="past", progress=False)["id"].tolist()
     assert any(target.iterdir())
+
+
+def test_a_cache_dir_whose_way_leads_through_another_users_link_is_refused(cfg, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a link to another user")
+    target = tmp_path / "victims"
+    target.mkdir(mode=0o700)
+    shared = tmp_path / "tmp"  # as /tmp: sticky, anyone may write to it
+    shared.mkdir()
+    shared.chmod(0o1777)
+    planted = shared / "project"  # by uid 4242, above the cache dir (which is made under it)
+    planted.symlink_to(target)
+    os.lchown(planted, 4242, 4242)
+    mine = tmp_path / "mine"  # one's own link, leading through it
+    mine.symlink_to(planted)
+    for cache_dir in (planted / "cache", mine / "cache", mine / "made" / ".." / "cache"):
+        icoframes.configure(**cfg.settings(), cache_dir=cache_dir)
+        with pytest.raises(CacheFolderRefused) as caught:
+            icoframes.load_icos(status="past", progress=False)
+        assert (f"on its way, {planted} is a symbolic link of another user (uid 4242"
+                in str(caught.value))
+    assert list(target.iterdir()) == [] and cfg.stats.requests.get("ico", 0) == 0
+    os.lchown(planted, os.getuid(), os.getgid())  # one's own links: followed, as before
+    icoframes.configure(**cfg.settings(), cache_dir=mine / "cache")
+    assert icoframes.load_icos(status="past", progress=False)["id"].tolist()
+    assert [path.name for path in target.iterdir()] == ["cache"]

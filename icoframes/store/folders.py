@@ -84,7 +84,13 @@ def _make(path: Path, first: str, *, again: bool = True) -> None:
 def _checked(path: Path, what: str, *, create: bool, follow: bool,
              first: str | None = None) -> bool:
     """Whether ``path`` exists, refused unless a folder of this user others cannot write to;
-    ``follow``: it may be a link (the cache dir on another disk)."""
+    ``follow``: it may be a link (the cache dir on another disk), but not another user's,
+    nor lead through one (checked before anything is made)."""
+    if follow and hasattr(os, "getuid") and (link := _others_link(path)) is not None:
+        raise CacheFolderRefused(
+            f"{what} {path} is refused: {'it' if link[0] == path else f'on its way, {link[0]}'}"
+            f" is a symbolic link of another user (uid {link[1]}; you are uid {os.getuid()}): "
+            f"whoever owns it chose where it points. {SET_CACHE_DIR}")
     try:
         info = path.stat() if follow else path.lstat()
     except (FileNotFoundError, NotADirectoryError):
@@ -104,14 +110,6 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
                                  "Move it away (or set cache_dir to where it points).")
     if not hasattr(os, "getuid"):
         return True  # Windows: its ACLs are not modes
-    # a link another user planted (in a shared /tmp) picks where the cache goes: refused as
-    # fs.protected_symlinks would, where that is off
-    link = path.lstat() if follow else info
-    if stat.S_ISLNK(link.st_mode) and link.st_uid not in (os.getuid(), 0):
-        raise CacheFolderRefused(
-            f"{what} {path} is refused: it is a symbolic link of another user (uid "
-            f"{link.st_uid}; you are uid {os.getuid()}): whoever owns it chose where it "
-            f"points. {SET_CACHE_DIR}")
     if info.st_uid != os.getuid():
         problem = (f"it belongs to another user (uid {info.st_uid}; you are uid {os.getuid()}): "
                    "whoever owns it could plant data you would load")
@@ -122,6 +120,34 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
         return True
     raise CacheFolderRefused(f"{what} {path} is refused: {problem}"
                              + (f". {SET_CACHE_DIR}" if follow else ""))
+
+
+def _others_link(path: Path) -> tuple[Path, int] | None:
+    """The first symbolic link of another user (neither this one nor root) on the way to
+    ``path``, followed as the kernel does, and its owner; None: none up to where the way
+    cannot be seen (a missing folder is one this user makes). Whoever planted it (in a shared
+    /tmp: the cache dir or a folder above) picks where the cache goes: refused as
+    ``fs.protected_symlinks`` would where that is off, and outside sticky folders too."""
+    at, parts, hops = Path(path.anchor), list(path.parts[bool(path.anchor):]), 0
+    while parts and hops <= 40:  # (more: a loop, which the kernel refuses when it is used)
+        if (part := parts.pop(0)) == "..":
+            at = at.parent if at.name not in ("", "..") else at / part
+            continue
+        try:
+            link = stat.S_ISLNK((info := (at / part).lstat()).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            link = False  # (a folder this user makes)
+        except OSError:
+            return None
+        if not link:
+            at = at / part
+        elif info.st_uid not in (os.getuid(), 0):
+            return at / part, info.st_uid
+        else:
+            target, hops = Path(os.readlink(at / part)), hops + 1
+            at, parts = (Path(target.anchor) if target.anchor else at), [
+                *target.parts[bool(target.anchor):], *parts]
+    return None
 
 
 def check_cache_dir(root: Path, *, create: bool) -> bool:
