@@ -27,7 +27,6 @@ does (its password), saying to configure it in that process.
 from __future__ import annotations
 
 import datetime
-import difflib
 import inspect
 import os
 import re
@@ -290,8 +289,10 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
     with _lock:  # refused before any change: the configuration stays as it was
         _check_variable_names(set(_overrides) - set(changes) | set(checked))
         kept = {k: v for k, v in _overrides.items() if k not in changes} | checked
-        if set(_KEYS) & set(changes):  # else get_settings says so, of the variables
-            _distinct_keys(kept, kept, InvalidParameter)
+        # else get_settings says so, of the variables; raised with no local holding the key
+        if set(_KEYS) & set(changes) and (refusal := _same_key(kept, kept, InvalidParameter)):
+            del public_key, given, changes, checked, kept  # (a traceback's locals show them)
+            raise refusal
         for name, value in changes.items():
             if value is None:
                 _overrides.pop(name, None)
@@ -352,49 +353,43 @@ def get_settings(**overrides: Any) -> Settings:
     overrides = {k: hide(k, v) if k in _BY_NAME else None for k, v in overrides.items()}
     if unknown := [name for name in overrides if name not in _BY_NAME]:
         raise _unknown(unknown[0])
-    values: dict[str, Any] = {}
-    for setting in SETTINGS:  # the key wrapped at once (hide); set empty: given, or refused
-        if (env := hide(setting.name, os.environ.get(setting.env) or None)) is not None:
-            checked = setting.check(env, source=setting.env)
-            values[setting.name] = pinned_folder(setting.name, env, checked)
+    values = _environment()
     with _lock:  # an empty variable is refused where it decides: no override gives its setting
         _check_variable_names(configured := {*_overrides, *(k for k, v in overrides.items()
                                                             if v is not None)})
         values.update(_overrides)
     values.update({k: _BY_NAME[k].check(v) for k, v in overrides.items() if v is not None})
-    _distinct_keys(values, configured, InvalidParameter if configured >= {*_KEYS} else ConfigError)
+    if refusal := _same_key(values, configured, InvalidParameter if configured >= {*_KEYS}
+                            else ConfigError):
+        del values, overrides  # the key's text: in no local of the traceback
+        raise refusal
     return replace(Settings(), **values)
+
+
+def _environment() -> dict[str, Any]:
+    """The settings the environment variables set, each checked (the key wrapped at once)."""
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:  # set empty: given, or refused
+        if (env := hide(setting.name, os.environ.get(setting.env) or None)) is not None:
+            checked = setting.check(env, source=setting.env)
+            values[setting.name] = pinned_folder(setting.name, env, checked)
+    return values
 
 
 _KEYS = ("public_key", "private_key")
 
 
-def _distinct_keys(values: dict[str, Any], configured: set[str] | dict[str, Any],
-                   error: type[Exception]) -> None:
-    """``error`` when the public key is the private key's text (:func:`readers.distinct_keys`),
+def _same_key(values: dict[str, Any], configured: set[str] | dict[str, Any],
+              error: type[Exception]) -> Exception | None:
+    """``error`` when the public key is the private key's text (:func:`readers.same_key`),
     before any request: each from ``values``, else its variable, named by where it came from."""
     pair = [values[k] if k in values else hide(k, os.environ.get(_BY_NAME[k].env)) for k in _KEYS]
-    readers.distinct_keys(*pair, said=[k if k in configured else _BY_NAME[k].env for k in _KEYS],
-                          error=error)
-
-
-# names a user may type for a setting that no spelling is close to (``quota`` was offered
-# ``quota_reset``, a time of day, for a count of requests)
-_WORDS = {"quota": "daily_quota", "limit": "daily_quota", "daily_limit": "daily_quota",
-          "request_limit": "daily_quota", "reset": "quota_reset", "url": "base_url", "api_url":
-          "base_url", "endpoint": "base_url", "secret": "private_key", "secret_key":
-          "private_key", "api_key": "public_key"}
-
-
-def _meant(name: str) -> str | None:
-    """The setting a misspelled ``name`` most likely means, or None."""
-    word = _WORDS.get(name.strip().casefold())
-    close = [word] if word else difflib.get_close_matches(name, list(_BY_NAME), 1, 0.6)
-    return close[0] if close else None
+    return readers.same_key(*pair, said=[k if k in configured else _BY_NAME[k].env
+                                         for k in _KEYS], error=error)
 
 
 def _unknown(name: str) -> InvalidParameter:
-    meant = _meant(name)
+    meant = readers.setting_meant(name, _BY_NAME)
     hint = f"; did you mean {meant!r}?" if meant else f"; settings: {', '.join(_BY_NAME)}"
     return InvalidParameter(f"unknown setting {name!r}{hint}")
 
@@ -415,7 +410,8 @@ def _check_variable_names(given: set[str]) -> None:
         return
     said = []
     for name in unknown:
-        meant = _meant(name.upper().removeprefix(_ENV_PREFIX).lower())
+        meant = readers.setting_meant(name.upper().removeprefix(_ENV_PREFIX).lower(),
+                                      _BY_NAME)
         shown = name if _PLAIN_NAME.fullmatch(name) else quoted(name)
         said.append(f"{shown} (did you mean {_BY_NAME[meant].env}?)" if meant else shown)
     first = unknown[0] if _PLAIN_NAME.fullmatch(unknown[0]) else "NAME"

@@ -10,8 +10,9 @@ bounded, and never a key). :data:`icoframes.config.SETTINGS` names one per setti
 from __future__ import annotations
 
 import datetime
+import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,8 +22,8 @@ from .numerals import INT64_MAX, as_integer, did_you_mean_number, number_text
 from .quoting import may_be_key, quoted
 from .secret import RedactedURL, Secret, redact_address, redact_url
 
-__all__ = ["MAX_SECONDS", "distinct_keys", "integer", "private_key", "public_key",
-           "response_bytes", "seconds", "service_name", "shown", "time_of_day", "url"]
+__all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "response_bytes",
+           "same_key", "seconds", "service_name", "setting_meant", "shown", "time_of_day", "url"]
 
 
 def url(value: Any) -> str:
@@ -84,19 +85,24 @@ def private_key(secret: Secret) -> Secret:
     return secret.stripped()  # keys read from a file keep their newline
 
 
-def distinct_keys(public: Any, private: Any, *, said: Sequence[str] = ("public_key", "private_key"),
-                  error: type[Exception] = InvalidParameter) -> None:
-    """``error`` when ``public`` (text) and ``private`` (a :class:`Secret`) are one key, said
-    by the names in ``said``, never by their text; ``None`` for either: nothing to compare.
+def same_key(public: Any, private: Any, *, said: Sequence[str] = ("public_key", "private_key"),
+             error: type[Exception] = InvalidParameter) -> Exception | None:
+    """The ``error`` to raise when ``public`` (text or a :class:`Secret`) and ``private`` (a
+    :class:`Secret`) are one key, said by the names in ``said``, never by their text; else
+    ``None`` (``None`` for either: nothing to compare).
 
     Pasting the private key into both fields is an easy slip (two long random strings), and
-    it would go unsigned in every request's public-key header and show in every repr."""
-    if (isinstance(public, str) and isinstance(private, Secret)
-            and Secret(public.strip()) == private.stripped()):
-        raise error(f"{said[0]} and {said[1]} are the same text (not shown): the private key "
-                    "given as the public key too? The public key travels in clear in every "
-                    "request's header and shows in reprs: give each the key the service issued "
-                    "for it")
+    it would go unsigned in every request's public-key header and show in every repr.
+    Returned, not raised: the caller drops the locals holding the key's text first, so that
+    no frame of the traceback holds it (``capture_locals``, ``pytest --showlocals``)."""
+    public = Secret(public) if isinstance(public, str) else public
+    if not (isinstance(public, Secret) and isinstance(private, Secret)
+            and public.stripped() == private.stripped()):
+        return None
+    return error(f"{said[0]} and {said[1]} are the same text (not shown): the private key "
+                 "given as the public key too? The public key travels in clear in every "
+                 "request's header and shows in reprs: give each the key the service issued "
+                 "for it")
 
 
 def integer(low: int, high: int) -> Callable[[Any], int]:
@@ -195,3 +201,18 @@ def time_of_day(value: Any) -> datetime.time:
     if match is None or int(match[1]) > 23 or int(match[2]) > 59:
         raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time")
     return datetime.time(int(match[1]), int(match[2]))
+
+
+# names a user may type for a setting that no spelling is close to (``quota`` was offered
+# ``quota_reset``, a time of day, for a count of requests)
+_WORDS = {"quota": "daily_quota", "limit": "daily_quota", "daily_limit": "daily_quota",
+          "request_limit": "daily_quota", "reset": "quota_reset", "url": "base_url", "api_url":
+          "base_url", "endpoint": "base_url", "secret": "private_key", "secret_key":
+          "private_key", "api_key": "public_key"}
+
+
+def setting_meant(name: str, names: Iterable[str]) -> str | None:
+    """The setting of ``names`` a misspelled ``name`` most likely means, or None."""
+    word = _WORDS.get(name.strip().casefold())
+    close = [word] if word else difflib.get_close_matches(name, list(names), 1, 0.6)
+    return close[0] if close else None

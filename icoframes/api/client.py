@@ -154,7 +154,9 @@ class Client:
         # first, the key as a Secret and the address as a RedactedURL: no repr, traceback's
         # locals or pickle of the client shows either (nor a password in the address)
         private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-        readers.distinct_keys(public_key, private_key)  # before any request: it goes in clear
+        if refusal := readers.same_key(public_key, private_key):  # before any request
+            del public_key  # raised with no local holding the key's text
+            raise refusal
         # read as configure(base_url=) reads it (Client(base_url=<key>) was taken, repr shown)
         base_url = RedactedURL(check_setting("base_url", base_url))
         self.__private_key, self.base_url, self.public_key = private_key, base_url, public_key
@@ -176,13 +178,11 @@ class Client:
         self._own_session = session is None
         if session is None:
             session = requests.Session()
-            # requests would re-read proxy and CA settings from the environment on every
-            # request (about 0.6 ms of CPU under the GIL each); read them once instead.
+            # read once: requests re-reads proxies and CA of the environment per request (~0.6 ms)
             session.trust_env = False
             session.proxies.update(requests.utils.get_environ_proxies(self._origin))
-            bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-            if bundle:
-                session.verify = bundle
+            session.verify = (os.environ.get("REQUESTS_CA_BUNDLE")
+                              or os.environ.get("CURL_CA_BUNDLE") or session.verify)
             session.mount("http://", adapter)
             session.mount("https://", adapter)
         else:  # the longest matching prefix wins: the caller's other mounts stay theirs

@@ -38,7 +38,7 @@ from ..numerals import (
 from ..secret import HIDDEN
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
-from .service import Service
+from .service import Service, key_refusal
 from .stats import SandboxStats
 
 
@@ -362,6 +362,9 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     ...     sb.base_url.startswith("http://127.0.0.1:"), len(sb.directory)
     (True, 20)
     """
+    if refusal := key_refusal(public_key, private_key):  # first: nothing generated
+        del public_key, private_key  # raised with no local holding a key's text
+        raise refusal
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
     # a seed an int64 holds: its service name (the cache's folder) has at most 100 characters,
     # and seed=10**5000 had no text at all (a bare ValueError)

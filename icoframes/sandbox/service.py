@@ -40,18 +40,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from ..api.params import PAGE_SIZE, validate_list_params
 from ..config import SETTINGS, hide
 from ..errors import InvalidParameter
-from ..readers import distinct_keys
+from ..readers import same_key
 from .catalog import filter_set
 from .directory import Directory
 from .stats import SandboxStats
 
-__all__ = ["PAGE_SIZE", "Fault", "Reply", "Service", "check_keys"]
+__all__ = ["PAGE_SIZE", "Fault", "Reply", "Service", "check_keys", "key_refusal"]
 
 #: ICOs per list page (spec 4.2).
 _ENDPOINTS = {"/api/v1/filters": "filters", "/api/v1/icos": "icos", "/api/v1/ico": "ico"}
@@ -134,9 +134,21 @@ def check_keys(public_key: str, private_key: str) -> tuple[str, str]:
     The private key is never in the message (``invalid private_key=<hidden>: ...``); one key
     given for both is refused too: the banner prints the public key.
     """
-    public = _KEY_RULES["public_key"].check(public_key)
-    distinct_keys(public, _KEY_RULES["private_key"].check(hide("private_key", private_key)))
-    return public, private_key.strip()  # as the rule keeps it: a file's newline goes
+    if refusal := key_refusal(public_key, private_key):
+        del public_key, private_key  # raised with no local holding a key's text
+        raise refusal
+    return public_key.strip(), private_key.strip()  # as the rules keep them: a file's newline
+
+
+def key_refusal(public_key: str, private_key: str) -> InvalidParameter | None:
+    """:func:`check_keys`' refusal, returned: its caller raises it once no local of its own
+    holds the keys' text (a traceback's locals: ``capture_locals``, ``pytest --showlocals``)."""
+    try:
+        _KEY_RULES["public_key"].check(public_key)
+        private = _KEY_RULES["private_key"].check(hide("private_key", private_key))
+    except InvalidParameter as exc:
+        return exc.with_traceback(None)  # (the frames of the check hold the text)
+    return cast(InvalidParameter | None, same_key(public_key, private))
 
 
 class Service:
