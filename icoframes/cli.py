@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .api.params import PARAMS, STATUS_WORDS
+from .api.params import PARAMS, STATUS_WORDS, status_option_hint
 from .cachecommand import CACHE_DIR_HELP, add_cache_parser, run_cache
 from .clitext import for_the_command, unrecognized
 from .config import MAX_WORKERS, SETTINGS
@@ -89,8 +89,8 @@ def _add_filter_options(parser: argparse.ArgumentParser) -> None:
             choice = group.add_argument(flag, dest=param.name, choices=param.allowed,
                                         type=_folded, action=_Once,
                                         help=f"{param.doc} (default: all)")
-            choice.synonyms = (  # type: ignore[attr-defined]  # "finished": 'past'
-                STATUS_WORDS if param.kind == "status" else {})
+            choice.synonyms, choice.hint = (  # type: ignore[attr-defined]  # finished, all
+                (STATUS_WORDS, status_option_hint) if param.kind == "status" else ({}, None))
         elif param.kind in ("ids", "strings"):
             group.add_argument(flag, dest=param.name, action="append", metavar=param.value,
                                help=f"{param.doc} (repeatable)")

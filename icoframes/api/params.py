@@ -61,6 +61,8 @@ __all__ = [
     "read_ico_id",
     "read_status",
     "refuse_misreading",
+    "status_hint",
+    "status_option_hint",
     "validate_list_params",
 ]
 
@@ -83,7 +85,9 @@ STATUS_WORDS: dict[str, str] = (
 #: Words for every status, or a list of statuses: a load asks for one, or for all three when
 #: ``status`` is left out.
 EVERY_STATUS = ("all", "any", "every", "both", "*")
-_ALL_STATUSES = "leave status out (None) to load all three, each row tagged with its status"
+_ALL_STATUSES = "leave {} all three, each row tagged with its status"
+#: What separates the statuses of a list pasted as one text ("past,ongoing", "past ongoing").
+_LISTED = re.compile(r"[\s,;/|+&]+")
 
 #: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
 PAGE_SIZE = 20
@@ -272,21 +276,33 @@ def _one_of(param: Param, value: Any, kind: str = "list parameter") -> str:
             return value.strip().casefold()
     guess = _suggest(value.strip().casefold(), param.allowed) if isinstance(value, str) else ""
     if param.kind == "status":
-        guess = _status_hint(value) or guess
+        guess = status_hint(value) or guess
     raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}" + guess, kind)
 
 
-def _status_hint(value: Any) -> str:
+def status_hint(value: Any, *, leave: str = "status out (None) to load") -> str:
     """What a status word (:data:`STATUS_WORDS`), a word for every status or a list of
-    statuses means, said: the value itself is refused all the same."""
+    statuses (a list pasted as one text too: ``"past,ongoing"``) means, said: the value
+    itself is refused all the same. ``leave``: how to ask for every status, and the verb
+    (``status_hint("ALL")``: "; leave status out (None) to load all three, ...")."""
+    every = _ALL_STATUSES.format(leave)
     if isinstance(value, str):
         word = value.strip().casefold()
+        named = dict.fromkeys(STATUS_WORDS.get(p, p) for p in _LISTED.split(word) if p)
+        if len(named) > 1 and set(named) <= set(STATUSES):  # past,ongoing: not one of them
+            return (f"; {', '.join(map(repr, named))} as one text: one status per call: "
+                    f"{every}, then keep the rows wanted")
         if word in STATUS_WORDS:
             return f"; did you mean {STATUS_WORDS[word]!r}?"
-        return f"; {_ALL_STATUSES}" if word in EVERY_STATUS else ""
+        return f"; {every}" if word in EVERY_STATUS else ""
     if isinstance(value, Iterable) and not isinstance(value, bytes | Mapping):
-        return f"; one status per call: {_ALL_STATUSES}, then keep the rows wanted"
+        return f"; one status per call: {every}, then keep the rows wanted"
     return ""
+
+
+def status_option_hint(value: Any) -> str:
+    """:func:`status_hint` of ``icoframes export --status``: "leave --status out to export"."""
+    return status_hint(value, leave="--status out to export")
 
 
 def _int(param: Param, value: Any) -> int:

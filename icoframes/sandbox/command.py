@@ -15,7 +15,7 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -53,7 +53,8 @@ class Parser(argparse.ArgumentParser):
     A value that is none of an argument's choices gets the closest
     (``--status pst``: 'past'; the command ``exprot``: 'export'), or the choice a
     synonym of the action's ``synonyms`` means (``cache show``: 'info'), never one of its
-    ``destructive`` choices (``cache purge``, ``cache clean``: none, the choices listed).
+    ``destructive`` choices (``cache purge``, ``cache clean``: none, the choices listed),
+    or what the action's ``hint`` says of it (``--status all``: leave --status out).
     The parser of ``icoframes`` and of each of its commands."""
 
     _typed: tuple[str, ...] = ()
@@ -74,6 +75,9 @@ class Parser(argparse.ArgumentParser):
             meant = hint[len("; did you mean '"):-2] if hint else ""
             if meant in synonyms:  # a word meaning a choice: the choice
                 hint = f"; did you mean {synonyms[meant]!r}?"
+            # the action's own hint, when it has one ("--status all": leave --status out)
+            said: Callable[[str], str] | None = getattr(action, "hint", None)
+            hint = (said(value) if said else "") or hint
             # never offers what deletes: a word near one, or meaning one, may mean another
             # (``cache purge``: prune the old, or clear all?); the choices listed say which
             if synonyms.get(meant, meant) in getattr(action, "destructive", ()):
