@@ -310,13 +310,16 @@ def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str],
     if "page" in filters:
         raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
     own = [k for k in keywords if k != "status"]  # status is a list parameter as well
+    elsewhere = elsewhere or {}
     for key, value in filters.items():
-        if key in (elsewhere or {}):  # never the value: it may be a key under a wrong name
-            raise InvalidParameter((elsewhere or {})[key])
+        if key in elsewhere:  # never the value: it may be a key under a wrong name
+            raise InvalidParameter(elsewhere[key])
         refuse_misreading(key, value)  # a dict of values; allow_incomplete (not allow_empty)
         if key in LIST_PARAMS:
             continue
-        close = closest(key, (*LIST_PARAMS, *own))
+        close = closest(key, (*LIST_PARAMS, *own, *elsewhere))
+        if close and close[0] in elsewhere:  # budgett: another loader's, said as it is
+            raise InvalidParameter(f"{key}: did you mean {close[0]!r}? {elsewhere[close[0]]}")
         if any(c in own for c in close):  # never the value: it may be a key under a wrong name
             raise InvalidParameter(
                 f"{key} is neither a keyword of the loader nor a list parameter of "
