@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from ..errors import CacheError, CacheWarning, InvalidParameter, QuotaExceeded, quoted, warn
+from ..errors import CacheError, InvalidParameter, QuotaExceeded, quoted
 from ..files import utcnow
 from ..numerals import INT64_MAX, as_integer, bounds, did_you_mean_number
 from ..quoting import counted
@@ -36,18 +36,11 @@ CREATE TABLE IF NOT EXISTS ledgers (
 """
 #: The one conditional statement booking a request (?1 key, ?2 day, ?3 cap): a new day
 #: starts at 0, the day never goes back, nothing is booked at the cap (nor under a cap of 0).
-#: (Never back for a clock stepped back a little: a day stored more than a day later, _TODAY.)
 _BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
          "ON CONFLICT (key) DO UPDATE SET "
          "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
          "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
 _ROW = "SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?"
-#: A day written while the clock was ahead (?1 key, ?2 today, ?3 that day, ?4 now, ms) moves
-#: to today, its count kept (sent, maybe today: never undercounted); a 485 stamped after now
-#: is dated now (with quota_reset it would hold every request until that day's reset)
-_AHEAD = "day > date(?2, '+1 day')"
-_TODAY = ("UPDATE ledgers SET day = ?2, refused_at = min(refused_at, ?4) "
-          "WHERE key = ?1 AND day = ?3 RETURNING sent")
 #: Probes of one call that may get no answer (a connection cut, a proxy's HTML 503) before
 #: the call stops: one such failure is a blip, retried as any. One that timed out ends the
 #: call at once: a hanging service costs one ``timeout`` of waiting, not one per probe.
@@ -72,8 +65,7 @@ class LedgerState:
     refused_after: int | None = None
     reset: dt.time | None = None  #: the service's reset time, when known (quota_reset)
     day_ends: dt.datetime | None = None  #: when the count starts again (UTC)
-    #: the day stored, when more than one day after the clock's: written while the clock was
-    #: ahead; its count is today's (``sent``), and moves to today at the next request
+    #: the stored day if over a day after this clock's (a run's clock was ahead, or this is behind)
     ahead_day: str | None = None
 
     def __post_init__(self) -> None:
@@ -112,8 +104,7 @@ class QuotaLedger(InDatabase):
             raise InvalidParameter(
                 f"limit must be a whole number{bounds(0, INT64_MAX)}, got {quoted(limit)}"
                 + did_you_mean_number(limit, low=0, high=INT64_MAX))
-        self.limit = number  # 0: nothing is sent
-        self.reset = reset
+        self.limit, self.reset = number, reset  # a limit of 0: nothing is sent
         # this call's probe: None (none yet), "open" (awaiting its answer), "done" (refused:
         # this call's 485), "unanswered" (timed out, or the PROBES_UNANSWERED-th without one)
         self._probe: str | None = None
@@ -170,22 +161,11 @@ class QuotaLedger(InDatabase):
         today = self.day(now)
         # no refusal on record (the usual case): the one conditional statement alone, its
         # own transaction. The day booked on is the one stored (a later one than the clock's
-        # when the clock was stepped back): a hand-back (settle) goes to that day. A day more
-        # than one after the clock's is moved to today first, said (a clock ahead wrote it)
-        if on_day := self._rows(_BOOK + f" AND refused_at IS NULL AND NOT {_AHEAD} RETURNING "
-                                 "day", self.key, today, self.limit, write=True):
+        # when the clock was stepped back): a hand-back (settle) goes to that day
+        if on_day := self._rows(_BOOK + " AND refused_at IS NULL RETURNING day", self.key,
+                                 today, self.limit, write=True):
             self._booked.refused, self._booked.day = False, on_day[0][0]
             return
-        for (ahead,) in self._rows(f"SELECT day FROM ledgers WHERE key = ?1 AND {_AHEAD}",
-                                   self.key, today):  # (moved by one process, said once)
-            if moved := self._rows(_TODAY, self.key, today, ahead, ms(now), write=True):
-                days = (dt.date.fromisoformat(ahead) - dt.date.fromisoformat(today)).days
-                warn(f"icoframes quota ledger {self.path}: this key's count was stored on "
-                     f"{ahead}, {days} days after this clock's day {today} ({self._days}): "
-                     "written while the clock was ahead. Today's count takes its "
-                     f"{counted(moved[0][0], 'request')} (they may have been sent today); the "
-                     f"count starts again at {self.next_reset(now):%Y-%m-%d %H:%M} UTC",
-                     CacheWarning)
         with self.write() as conn:
             day, sent, at, after = conn.execute(_ROW, (self.key,)).fetchone() or (
                 today, 0, None, None)
@@ -203,15 +183,11 @@ class QuotaLedger(InDatabase):
             raise QuotaExceeded(
                 f"the daily_quota setting ({counted(self.limit, 'request')}) is reached: "
                 f"{counted(sent if day >= today else 0, 'request')} sent today ({max(today, day)}, "
-                f"{self._days}) with this key from this cache dir",
-                code=None, endpoint=endpoint or None)
+                f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
+                "with this key from this cache dir", code=None, endpoint=endpoint or None)
         self._booked.refused, self._booked.day = refused, booked[0]
         if refused:
             self._probe = "open"
-
-    @property
-    def _days(self) -> str:
-        return "UTC" if self.reset is None else f"from {self.reset:%H:%M} UTC, quota_reset"
 
     @property
     def probe_unanswered(self) -> bool:
@@ -285,15 +261,13 @@ class QuotaLedger(InDatabase):
                 self._cond.notify_all()
 
     def state(self) -> LedgerState:
-        """Today's count (0 on a new day), the cap, and the service's refusal if any."""
+        """Today's count (0 on a new day; a later day's, kept), the cap, the service's refusal."""
         today = self.day()
         day, sent, refused_at, refused_after = (self._rows(_ROW, self.key)
                                                 or [(today, 0, None, None)])[0]
-        # a later day than today: the clock went back, that day's count holds until it ends;
-        # unless more than a day later (the clock was ahead then): today's count
+        if day < today:
+            day, sent = today, 0
         ahead = day if day > self.next_reset(day=today).date().isoformat() else None
-        if day < today or ahead:
-            day, sent = today, sent if ahead else 0
         return LedgerState(day, sent, self.limit, from_ms(refused_at), refused_after,
                            reset=self.reset, day_ends=self.next_reset(day=day), ahead_day=ahead)
 
