@@ -37,10 +37,11 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
                       "clear: delete it; prune: delete what no load used for DAYS",
         description="info prints, as JSON, the cache's path and size, its profiles and "
                     "list queries, the oldest and newest profile, and today's requests "
-                    "against the daily quota; clear deletes the cache of the service; prune "
-                    "--older-than DAYS deletes, in the whole cache dir, the service folders "
-                    "no load used for longer, and in the others the lists fetched before "
-                    "then (the request ledgers stay), as icoframes.prune_cache does.",
+                    "against the daily quota; clear deletes the cache of the service (with "
+                    "--ledgers, this key's request ledger too); prune --older-than DAYS "
+                    "deletes, in the whole cache dir, the service folders no load used for "
+                    "longer, and in the others the lists fetched before then (the request "
+                    "ledgers stay), as icoframes.prune_cache does.",
         epilog="clear and prune print each path removed and the bytes freed; a path left "
                "alone (a symbolic link, a file in the service folder that is not the "
                "cache's, a folder another process holds, a service folder others may "
@@ -57,6 +58,11 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     action.destructive = ("clear", "prune")
     cache.add_argument("--older-than", type=_days, metavar="DAYS",
                        help="prune only, and needed there: days without use (0 or more)")
+    cache.add_argument("--ledgers", action="store_true",
+                       help="clear only: delete this key's request ledger too, as "
+                            "icoframes.clear_cache(ledgers=True) does: its daily_quota count, "
+                            "whose requests may have been sent today (the way out of a count "
+                            "stored days ahead of a right clock)")
     cache.add_argument("--cache-dir", action=once, type=folder, metavar="DIR",
                        help=CACHE_DIR_HELP)
 
@@ -81,6 +87,8 @@ def run_cache(args: argparse.Namespace) -> bool:
     if (args.action == "prune") != (older_than is not None):
         raise InvalidParameter("icoframes cache prune needs --older-than DAYS" if older_than
                                is None else "--older-than is for icoframes cache prune only")
+    if getattr(args, "ledgers", False) and args.action != "clear":
+        raise InvalidParameter("--ledgers is for icoframes cache clear only")
     if args.action == "info":
         info = cache_info(cache_dir=args.cache_dir)
         print(json.dumps(info.as_dict(), indent=2, default=str))
@@ -88,7 +96,8 @@ def run_cache(args: argparse.Namespace) -> bool:
             print(f"no cache at {info.path}: the cache dir {Path(info.path).parent} does not "
                   "exist", file=sys.stderr)
         return True
-    report = (clear_cache(cache_dir=args.cache_dir) if args.action == "clear"
+    report = (clear_cache(cache_dir=args.cache_dir, ledgers=args.ledgers)
+              if args.action == "clear"
               else prune_cache(older_than or dt.timedelta(0), cache_dir=args.cache_dir))
     for path in report.removed:
         print(f"removed {path}")

@@ -3,7 +3,9 @@
 Lists come before profiles when the allowance could run short, and an export pages its
 lists again each day: at a ``daily_quota`` of no more than the list's pages no profile is
 ever fetched, so the stop says that the limit does not cover the lists (raise it, or
-narrow the query), on the day the lists are paged and on a re-run the same day alike.
+narrow the query), on the day the lists are paged and on a re-run the same day alike. A
+loader's next call may take its lists from the cache and spend its requests on profiles:
+its stop says to call again while they are cached.
 """
 
 from __future__ import annotations
@@ -74,3 +76,26 @@ def test_a_cap_the_list_pages_use_up_says_it_does_not_cover_them(
             assert lists in said and lists in log
             assert "raise daily_quota or narrow the query" in said
             assert "raise ICOFRAMES_DAILY_QUOTA or narrow the query" in log
+
+
+@QUOTA
+def test_a_loader_whose_lists_are_cached_next_day_is_told_to_call_again(
+        tmp_path, settings_restored):
+    # a loader's next call may take its lists from the cache (younger than max_age): its
+    # requests then go to profiles, so "no request is left for a profile" would be untrue
+    with sandbox.serve(n_icos=40, seed=3, quota=None) as sb:
+        pages = -(-len(sb.directory.ids("past")) // 20)
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", daily_quota=pages)
+        late = DAY.replace(hour=23)
+        with time_machine.travel(late), pytest.raises(icoframes.QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+        said = str(info.value)
+        assert f"The lists alone take {pages} pages, as many as the {pages} requests" in said
+        assert "no request is left" not in said
+        assert ("call the same loader again while they are cached (younger than max_age, "
+                f"without refresh) {RESUMES}") in said
+        sent = sb.stats.requests.total()
+        with time_machine.travel(late + dt.timedelta(hours=9)), \
+                pytest.raises(icoframes.QuotaExceeded, match=f"fetched {pages} profiles"):
+            icoframes.load_icos(status="past", progress=False)  # its lists 9 hours old
+        assert sb.stats.requests.total() - sent == pages

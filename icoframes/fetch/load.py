@@ -202,7 +202,7 @@ class Load:
         queries = build_queries(status, filters, self._filter_set,  # a typo: did you mean
                                 keywords=keywords)
         self._begin(profiles=profiles, refresh_all=refresh == "all", ages=ages, budget=budget)
-        self.service.budget = budget
+        self.service.budget, self.service.repaged = budget, None not in (self.lists_after, max_age)
         made = not self.cache.dir.exists()
         try:
             def found(params: dict[str, Any], again: bool = False) -> Any:

@@ -59,7 +59,12 @@ class Service:
         The load's budget of profile requests, retries included, booked with
         each request; set once the load knows it (a client made before, for the
         filter set, books against it from then on).
+    repaged : bool
+        The load's lists are paged again on each day's first run (an export's, with a
+        ``max_age``), said by a daily limit its lists alone use up.
     """
+
+    repaged = False
 
     def __init__(self, settings: Settings, cache: Cache, control: LoadControl, *,
                  offline: bool) -> None:
@@ -194,6 +199,7 @@ class Service:
         pages = sum(max(1, -(-max(q.total_icos or 0, q.n_items) // PAGE_SIZE))  # paged whole
                     for q in queries if q.answered_from is None)  # (else another's answer)
         return quota_error(stop, self.settings, *self.quota_state(), pages=pages,
+                           repaged=self.repaged,
                            left=left if listed else None, failure=self.control.last_failure,
                            unlisted=not listed or any(not q.complete for q in queries), **said)
 

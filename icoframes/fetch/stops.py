@@ -23,6 +23,7 @@ from ..errors import (
     error_for_code,
     warn,
 )
+from ..files import utcnow
 from ..quoting import counted
 from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
@@ -150,7 +151,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                 unrecorded: bool = False, unanswered: bool = False, *, fetched: int,
                 left: int | None, unlisted: bool, lost: CacheError | None = None,
                 failed: int = 0, asked: str | None = None, failure: str | None = None,
-                pages: int = 0) -> QuotaExceeded | ServiceUnavailable:
+                pages: int = 0, repaged: bool = False) -> QuotaExceeded | ServiceUnavailable:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
@@ -166,7 +167,8 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     remains is unknown). ``asked``: the refused request was the call's first, for what it
     names (the filter set), before any list: nothing was fetched. ``pages``: what the load's
     lists take, paged whole: when no profile was fetched and they are ``daily_quota`` or
-    more, no later day fetches any either (lists go first), and the stop says so."""
+    more, a call that pages them again fetches none either (lists go first); ``repaged``:
+    an export's, paged again each day (a loader's next call may use them cached)."""
     if unanswered and stop.code == 485 and not unrecorded:
         return unanswered_error(settings, state, failure, lost)
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
@@ -220,12 +222,17 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
         if began_again:  # the day it refused has ended since (the load waited for requests)
             then = (f"The count started again at {_at(state)}, after this call stopped: call "
                     f"the same loader again now{rest}.")
-        if 0 < settings.daily_quota <= pages and not fetched:  # (a call again pages them)
+        if 0 < settings.daily_quota <= pages and not fetched:
             then = (f"The lists alone take {counted(pages, 'page')}, "
                     f"{'as many as' if pages == settings.daily_quota else 'more than'} the "
-                    f"{settings.daily_quota} requests the daily_quota setting allows a day, and "
-                    "are paged again once they are due (by an export, each day): no request is "
-                    "left for a profile at this cap; raise daily_quota or narrow the query.")
+                    f"{settings.daily_quota} requests the daily_quota setting allows a day"
+                    + (", and an export pages them again each day: no request is left for a "
+                       "profile at this cap; raise daily_quota or narrow the query." if repaged
+                       else ": a call that pages them again fetches no profile, so call the "
+                       "same loader again while they are cached (younger than max_age, "
+                       f"without refresh){rest}, or raise daily_quota or narrow the query."))
+        if state.ahead_day is not None:  # (not today's count: worded apart, with a way out)
+            who, then = _ahead(settings, state, least)
     if unread is not None:
         who += f" (the quota ledger could not be read: {unread})"
     kept = ("Everything fetched is cached, and offline=True returns it now without a request."
@@ -274,6 +281,22 @@ def _before_day(state: LedgerState) -> bool:
     if state.day_ends is None:
         return state.refused_at.date().isoformat() < state.day
     return state.refused_at < state.day_ends - dt.timedelta(days=1)
+
+
+def _ahead(settings: Settings, state: LedgerState, least: str) -> tuple[str, str]:
+    """The daily_quota stop when the ledger's day is more than one after this clock's: who
+    refused and what now (the ledger cannot tell whose clock is wrong)."""
+    now = utcnow() - dt.timedelta(hours=(r := state.reset or dt.time(0)).hour, minutes=r.minute)
+    days = (dt.date.fromisoformat(state.day) - now.date()).days
+    who = (f"the daily_quota setting ({counted(settings.daily_quota, 'request')}) is reached: "
+           f"{least}{counted(state.sent, 'request')} are counted on {state.day}, "
+           f"{days} days after this clock's day {now.date()}, with this key from this cache dir")
+    then = ("Either a run's clock was ahead, or this clock is behind: check it. The count "
+            f"holds until {_at(state)}. If this clock is right, icoframes.clear_cache("
+            "ledgers=True) (from a shell: icoframes cache clear --ledgers) forgets this "
+            "key's count, and deletes this service's cache too; the requests it forgets may "
+            "have been sent today, so the service may refuse (error 485) before daily_quota.")
+    return who, then
 
 
 def _at(state: LedgerState) -> str:
