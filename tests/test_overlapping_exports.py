@@ -9,6 +9,7 @@ request at the server until the other process has reached its point (an event, n
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -19,11 +20,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import time_machine
 from ledger_day import noon, on_this_clock
 from waiting import HANG_GUARD
 
 from icoframes import sandbox
 from icoframes.config import SETTINGS
+from icoframes.fetch.moment import TOGETHER_WINDOW
 
 WAITS = "is being paged by another process sharing the cache dir"
 _MAIN = "import sys\nfrom icoframes.cli import main\nsys.exit(main(sys.argv[1:]))\n"
@@ -60,6 +63,13 @@ def _load(sb, tmp_path: Path, *statuses: str) -> subprocess.Popen:
     """``load_icos(status=...)`` of each of ``statuses`` in turn, in a child."""
     return _child(sb, tmp_path, "import icoframes\n" + "".join(
         f"icoframes.load_icos(status={status!r}, progress=False)\n" for status in statuses))
+
+
+def _earlier() -> time_machine.travel:
+    """This process's clock, and so its children's, moved back well past
+    ``TOGETHER_WINDOW`` (ticking; the same day, within ``max_age``): lists cached under it
+    are paged again with a list a load without a status pages, not taken as of its moment."""
+    return time_machine.travel(dt.datetime.now(dt.UTC) - 30 * TOGETHER_WINDOW, tick=True)
 
 
 def _day_ids(tmp_path: Path) -> set[int]:
@@ -211,7 +221,8 @@ def test_a_run_waiting_for_a_list_a_status_load_pages_pages_its_older_lists_with
     list it nowhere: the day written "complete" without it. Those lists are older than the
     moment the other process claimed ongoing, so the export pages them with it (each page
     once across the processes), and the ICO is in the day, as past."""
-    code, log = _finish(_load(sb, tmp_path, "past", "upcoming"))
+    with _earlier():  # older than the window: paged again with the list paged later
+        code, log = _finish(_load(sb, tmp_path, "past", "upcoming"))
     assert code == 0, log
     moved = sb.directory.ids("ongoing")[0]
     sb.update_ico(moved, status="past")
@@ -263,7 +274,8 @@ def test_a_run_waiting_for_a_list_waits_for_the_lists_its_peer_pages_again(
     B swapped its day in first, A's lists were older than the day's and A exited 1. A now
     waits for the lists B pages again too: each page is paid once and both write the day,
     with the new ICO."""
-    code, log = _finish(_load(sb, tmp_path, "ongoing", "upcoming"))
+    with _earlier():  # older than the window: paged again with the list paged later
+        code, log = _finish(_load(sb, tmp_path, "ongoing", "upcoming"))
     assert code == 0, log
     new = sb.directory.add_ico("upcoming")
     asked: list[str] = []

@@ -60,7 +60,8 @@ def test_an_ico_that_moved_between_a_cached_and_a_paged_status_is_listed_under_i
     assert [q["params"]["status"] for q in queries] == ["ongoing", "upcoming", "past"]
     assert [q["from_cache"] for q in queries] == [False, False, False]
     assert [q["complete"] for q in queries] == [True, True, True]
-    assert queries[0]["cache_declined"] == [TOGETHER.format(paged="'upcoming' and 'past'")]
+    assert queries[0]["cache_declined"] == [TOGETHER.format(
+        paged="'upcoming' and 'past'", cached=T0, window=20)]
     assert "cache_declined" not in queries[1] and "cache_declined" not in queries[2]
     assert sb.stats.requests["icos"] == 3  # one page per status: the category is small
     assert got["id"].is_unique and got.attrs["icoframes"]["missing"] == []

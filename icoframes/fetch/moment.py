@@ -6,16 +6,17 @@ ending) leaves one list and joins another. Lists of different times then
 disagree: the ICO is in both (its row of the older list shows its old status),
 or, when the list it joined is the older one, in neither, and nothing would
 say it is missing. So when the load pages the list of one status, it pages the
-others too (:func:`page_together`: list pages only, the cached profiles are
-used as usual). A list another process sharing the cache dir is paging is waited for
-instead; that process's claim sets the moment: of the others, those it pages too are waited
-for, those kept since its claim are used as cached, and the older ones are paged together
-(:func:`page_together`). When an ICO is still listed twice, the row of the list
-that listed it last is the one kept (:func:`one_row_each`); a row kept from an earlier
-list gives way to the same ICO listed later by another query (:func:`listed_now_wins`).
-A load whose every
-list is answered from the cache pays nothing: its lists are as old as their
-``fetched_at`` says, each within ``max_age``.
+others too (:func:`page_together`: list pages only, the cached profiles are used as
+usual), but for a list cached within :data:`TOGETHER_WINDOW` before its pages: that one is
+as close to them as they are to each other, and paging it again would pay its pages twice.
+A list another process sharing the cache dir is paging is waited for instead; that
+process's claim sets the moment: of the others, those it pages too are waited for, those
+kept since its claim (or within the window before it) are used as cached, and the older
+ones are paged together (:func:`page_together`). When an ICO is still listed twice, the row
+of the list that listed it last is the one kept (:func:`one_row_each`); a row kept from an
+earlier list gives way to the same ICO listed later by another query
+(:func:`listed_now_wins`). A load whose every list is answered from the cache pays
+nothing: its lists are as old as their ``fetched_at`` says, each within ``max_age``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from ..files import utcnow
 from ..queries import combined_sort
 from ..schema import LIST, empty_frame
 from ..store.cache import Stored
@@ -34,20 +36,34 @@ from ..store.db import ms
 from .listclock import warn_after_now
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "TOGETHER_THERE", "first_listed", "listed_now_wins", "listed_rows",
-           "listed_seconds", "one_row_each", "page_together", "paged_at"]
+__all__ = ["TOGETHER", "TOGETHER_THERE", "TOGETHER_WINDOW", "first_listed", "listed_now_wins",
+           "listed_rows", "listed_seconds", "one_row_each", "page_together", "paged_at"]
 
+#: How long before a load's pages a list the cache answers counts as paged with them: a
+#: load without a status that pages one list uses such a list as cached (and one another
+#: process kept this long before it claimed a list this load waits for). Its three lists then
+#: describe moments at most this window plus its own paging apart. The paging of long lists
+#: spans seconds to minutes already, so a list kept seconds before it is as much of its moment
+#: as its own pages are; and a list a peer keeps is about as close: two loads started together
+#: (a cron line, a notebook beside a script) keep their lists within seconds of each other.
+#: Equal to a claim's lease (:data:`~icoframes.store.claims.LEASE`): a load waiting for a
+#: stopped peer already pages that list alone up to a lease after its others.
+TOGETHER_WINDOW = dt.timedelta(seconds=20)
 #: Why a list a load without a status could answer from the cache is paged (its
-#: ``cache_declined``): another status's list is paged by the load.
+#: ``cache_declined``): another status's list is paged by the load, and it was cached before
+#: the window.
 TOGETHER = ("paged with the list of {paged} (paged by this load): a load without a status "
             "pages its lists together, so that an ICO that moved between statuses since the "
-            "cached list is listed once, under its status now")
+            "cached list is listed once, under its status now (this list was cached at "
+            "{cached:%H:%M:%S} UTC, more than {window:g} s before this load's pages)")
 #: The same, when that list is paged by another process sharing the cache dir: a list cached
-#: before it claimed that list is paged again (or waited for, when that process pages it too).
+#: before it claimed that list (more than the window) is paged again (or waited for, when that
+#: process pages it too).
 TOGETHER_THERE = ("paged with the list of {paged}, which another process sharing the cache dir "
-                  "claimed at {moment:%H:%M:%S.%f} UTC, after this list was: a load without a "
-                  "status pages its lists together, so that an ICO that moved between statuses "
-                  "since the cached list is listed once, under its status now")
+                  "claimed at {moment:%H:%M:%S.%f} UTC, more than {window:g} s after this list "
+                  "was cached (at {cached:%H:%M:%S} UTC): a load without a status pages its "
+                  "lists together, so that an ICO that moved between statuses since the cached "
+                  "list is listed once, under its status now")
 
 Found = tuple[ListQuery, "Stored | None"]
 
@@ -59,7 +75,7 @@ class Sharing(Protocol):
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool: ...
 
-    def share(self, query: ListQuery, stored: Stored | None, moment: dt.datetime
+    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
               ) -> bool | None: ...
 
 
@@ -69,14 +85,16 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
                                                bool]]:
     """The load's list queries (wire parameters), each answered from the cache or to page
     (``frame`` None; with ``mine``: claimed by this load to page, else waited for or offline);
-    for a load without a status that pages one, the others paged too.
+    for a load without a status that pages one, the others paged too, but for those cached
+    within :data:`TOGETHER_WINDOW` before its first page (used as cached).
 
     ``find(params, again)`` answers ``params`` from the cache when it can (its own cached
     list too: :func:`.localquery.cached_query`); ``again``: never, to page it. ``lists``
     claims a query to page (:class:`.sharedlists.SharedLists`). When another process sharing
     the cache dir pages a list this load needs (its claim taken), this load waits for it,
     and that claim's moment (``lists.moment``) decides for each list the cache answers:
-    one that process pages again too is waited for; one kept since that moment is used as
+    one that process pages again too is waited for; one kept since that moment (or within
+    the window before it, as that process counts it) is used as
     the cache holds it now (that process's, or later): paging it again would pay its pages
     twice, and that process, an export, would find the day's lists newer than its own at its
     swap and write nothing; one older is paged together, as when this load pages a list
@@ -102,17 +120,24 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
             if query.frame is None and not offline}
     paged = [str(q.params.get("status")) for q, _ in found if mine.get(id(q))]
     waits = [str(q.params.get("status")) for q, _ in found if mine.get(id(q)) is False]
+    # the moment: this load's first page, asked next (after its claims, so that a peer that
+    # waits for one of them counts from an earlier time and pages none of the lists used here)
+    moment = utcnow() if paged else lists.moment
     used: list[tuple[ListQuery, Stored | None, Stored | None]] = []
     for query, stored in found:
         if status is not None or offline or query.frame is None or not (paged or waits):
             used.append((query, stored, stored))
+        elif moment is None or (cached := first_listed(query, None) or moment) >= (
+                moment - TOGETHER_WINDOW):
+            used.append((query, stored, stored))  # of the moment, as cached (never paged twice)
         elif paged:  # this load's moment: claimed in turn below (waited for when taken)
-            used.append(_again(query, find, TOGETHER.format(paged=_named(paged))))
-        elif (moment := lists.moment) is None or (first_listed(query, None) or moment) >= moment:
-            used.append((query, stored, stored))  # of that process's moment, as cached
+            used.append(_again(query, find, TOGETHER.format(
+                paged=_named(paged), cached=cached, window=TOGETHER_WINDOW.total_seconds())))
         else:  # claimed to page (older than that moment), or waited for (paged there too)
-            redo = _again(query, find, TOGETHER_THERE.format(paged=_named(waits), moment=moment))
-            if (since := lists.share(*redo[:2], moment)) is None:
+            redo = _again(query, find, TOGETHER_THERE.format(
+                paged=_named(waits), moment=moment, cached=cached,
+                window=TOGETHER_WINDOW.total_seconds()))
+            if (since := lists.share(*redo[:2], moment - TOGETHER_WINDOW)) is None:
                 now, own = find(query.params, False)  # kept since that moment: as cached
                 used.append((now, own, own))
             else:

@@ -86,16 +86,17 @@ class SharedLists:
             self._wait(query, stored, bool(taken))
         return bool(mine)
 
-    def share(self, query: ListQuery, stored: Stored | None, moment: dt.datetime
+    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
               ) -> bool | None:
-        """For a load without a status waiting for a list another process claimed at
-        ``moment``: claim ``query`` (its cached answer listed before then) to page it with
-        that list (True); False when that process pages it too (waited for); None when it
-        was kept since ``moment`` (the cache's copy is of that moment: no claim held)."""
+        """For a load without a status waiting for a list another process claimed: claim
+        ``query`` (its cached answer listed before ``since``, that claim's moment less
+        :data:`~.moment.TOGETHER_WINDOW`) to page it with that list (True); False when that
+        process pages it too (waited for); None when it was kept since ``since`` (the
+        cache's copy is of that moment: no claim held)."""
         if not self.claim(query, stored):
             return False
         kept = self.cache.list_fetched_at(query.params)
-        if kept is not None and kept >= moment:  # kept since this load looked
+        if kept is not None and kept >= since:  # kept since this load looked
             self.release(query)
             return None
         return True
