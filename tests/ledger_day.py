@@ -30,8 +30,9 @@ def on_this_clock(script: str) -> str:
     child reads what this process reads. The child's clock is set from the real clock and this
     one's lead over it (the one real-clock read here: no time is measured), and read at once,
     as time-machine ticks from the first read: not from a moment this process read, which the
-    child would see late by its start and its imports."""
+    child would see late by its start and its imports. The script may move the child's clock
+    further through ``_moved`` (its time-machine traveller)."""
     hatch = time_machine.escape_hatch
     lead = dt.datetime.now(dt.UTC).timestamp() - hatch.time.time() if hatch.is_travelling() else 0
     return ("import time as _time, time_machine as _tm\n"
-            f"_tm.travel(_time.time() + {lead!r}, tick=True).start()\n_time.time()\n" + script)
+            f"_moved = _tm.travel(_time.time() + {lead!r}, tick=True).start()\n_time.time()\n" + script)
