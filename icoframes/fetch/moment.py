@@ -12,11 +12,13 @@ as close to them as they are to each other, and paging it again would pay its pa
 A list another process sharing the cache dir is paging is waited for instead; that
 process's claim sets the moment: of the others, those it pages too are waited for, those
 kept since its claim (or within the window before it) are used as cached, and the older
-ones are paged together (:func:`page_together`). When an ICO is still listed twice, the row
-of the list that listed it last is the one kept (:func:`one_row_each`); a row kept from an
-earlier list gives way to the same ICO listed later by another query
-(:func:`listed_now_wins`). A load whose every list is answered from the cache pays
-nothing: its lists are as old as their ``fetched_at`` says, each within ``max_age``.
+ones are paged together (:func:`page_together`). A load that finds every list cached waits
+so for one such a process is paging again right then (:data:`WAITED`). When an ICO is
+still listed twice, the row of the list that listed it last is the one kept
+(:func:`one_row_each`); a row kept from an earlier list gives way to the same ICO listed
+later by another query (:func:`listed_now_wins`). A load whose every list is answered from
+the cache pays nothing: its lists are as old as their ``fetched_at`` says, each within
+``max_age``.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from ..store.db import ms
 from .listclock import warn_after_now
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "TOGETHER_THERE", "TOGETHER_WINDOW", "first_listed", "listed_now_wins",
-           "listed_rows", "listed_seconds", "one_row_each", "page_together", "paged_at"]
+__all__ = ["TOGETHER", "TOGETHER_THERE", "TOGETHER_WINDOW", "WAITED", "first_listed",
+           "listed_now_wins", "listed_rows", "listed_seconds", "one_row_each", "page_together",
+           "paged_at"]
 
 #: How long before a load's pages a list the cache answers counts as paged with them: a
 #: load without a status that pages one list uses such a list as cached (and one another
@@ -65,6 +68,12 @@ TOGETHER_THERE = ("paged with the list of {paged}, which another process sharing
                   "lists together, so that an ICO that moved between statuses since the cached "
                   "list is listed once, under its status now")
 
+#: Why a list a load without a status that pages none could answer from the cache is waited
+#: for instead: another process sharing the cache dir is paging it again right then.
+WAITED = ("paged again right then by another process sharing the cache dir, so waited for: a "
+          "load without a status takes its lists of one moment, so that an ICO that moved "
+          "between statuses since the cached list is listed once, under its status now")
+
 Found = tuple[ListQuery, "Stored | None"]
 
 
@@ -74,6 +83,8 @@ class Sharing(Protocol):
     moment: dt.datetime | None
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool: ...
+
+    def paged_elsewhere(self, queries: list[ListQuery]) -> list[ListQuery]: ...
 
     def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
               ) -> bool | None: ...
@@ -98,7 +109,10 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     the cache holds it now (that process's, or later): paging it again would pay its pages
     twice, and that process, an export, would find the day's lists newer than its own at its
     swap and write nothing; one older is paged together, as when this load pages a list
-    itself, else an ICO that moved between the two pagings would be in no list. Each query
+    itself, else an ICO that moved between the two pagings would be in no list. A load
+    without a status that pages none of its lists waits so for one another process is paging
+    again right then (``lists.paged_elsewhere``: that process's newer lists and the older
+    copy would be of two moments). Each query
     comes with its fallback should its paging bring nothing: its own cached list (its
     claim's copy), or else the cache's answer it had; a query paged only to be
     with the others keeps that answer (``ListQuery.stand_in``) should its paging come back
@@ -113,6 +127,16 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     found = [find(params, False) for params in queries]
     # paged: never silently for a clock behind the cache's; once for the load's lists
     warn_after_now((q.params, q.declined) for q, _ in found if q.frame is None)
+    fallbacks: dict[int, Stored | None] = {}
+    if status is None and not offline and all(q.frame is not None for q, _ in found):
+        # every list cached, and one paged again by another process right then: waited for
+        # (the moment rule below), else the lists mix its older copy and the newer ones
+        # that process keeps, and an ICO that moved between them may be in none
+        busy = {id(q) for q in lists.paged_elsewhere([q for q, _ in found])}
+        for n, (query, _) in enumerate(found):
+            if id(query) in busy:
+                waited, own, fallbacks[id(waited)] = _again(query, find, WAITED)
+                found[n] = waited, own
     if status is None and combined_sort(status, filters) is not None:
         for query, _ in found:
             query.order_unstated = None  # sort_rows orders every row (ties by id)
@@ -126,7 +150,7 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     used: list[tuple[ListQuery, Stored | None, Stored | None]] = []
     for query, stored in found:
         if status is not None or offline or query.frame is None or not (paged or waits):
-            used.append((query, stored, stored))
+            used.append((query, stored, fallbacks.get(id(query), stored)))
         elif moment is None or (cached := first_listed(query, None) or moment) >= (
                 moment - TOGETHER_WINDOW):
             used.append((query, stored, stored))  # of the moment, as cached (never paged twice)

@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ..store.cache import Cache, Stored
-from ..store.claims import Claims
+from ..store.claims import Claims, held_now
 from .paging import ListQuery
 
 __all__ = ["SharedLists", "list_claim_id"]
@@ -85,6 +85,15 @@ class SharedLists:
         if not mine:
             self._wait(query, stored, bool(taken))
         return bool(mine)
+
+    def paged_elsewhere(self, queries: list[ListQuery]) -> list[ListQuery]:
+        """Of ``queries`` (answered from the cache), those another live process is paging
+        right now (its claim on the list taken): a read, nothing claimed; none in a
+        read-only cache (this load claims nothing there, so it waits for nothing)."""
+        if not queries or (db := self.cache.database(write=False)) is None:
+            return []
+        held = held_now(db, [list_claim_id(q.params) for q in queries])
+        return [] if db.read_only else [q for q in queries if list_claim_id(q.params) in held]
 
     def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
               ) -> bool | None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from .db import IDS_IN, LEASE, Database
 
-__all__ = ["LEASE", "Claims"]
+__all__ = ["LEASE", "Claims", "held_now"]
 
 _HOST = socket.gethostname()
 #: The tokens of this process's crawls not closed yet. A claim of this process under another
@@ -70,6 +70,28 @@ def _new_prefix() -> None:
 
 if hasattr(os, "register_at_fork"):  # (not on Windows: no fork)
     os.register_at_fork(after_in_child=_new_prefix)
+
+
+def _holds(owner: str, pid: int, host: str, alive: dict[tuple[int, str], bool]) -> bool:
+    """Whether the crawl ``owner`` of ``pid`` on ``host``, its lease not over, holds its
+    claims (``alive``: each process's liveness, read once per call)."""
+    if (pid, host) == (os.getpid(), _HOST) and owner.startswith(_PREFIX):
+        return owner in _OPEN
+    if (pid, host) not in alive:
+        alive[(pid, host)] = _alive(pid, host)
+    return alive[(pid, host)]
+
+
+def held_now(db: Database, ids: Iterable[int]) -> set[int]:
+    """Of ``ids``, those a live crawl holds now (another process's, or another crawl of
+    this one): a read, nothing claimed (a read-only cache's too)."""
+    listed, now = json.dumps(sorted({int(i) for i in ids})), time.time()
+    with db.read() as conn:
+        rows = [] if conn is None else conn.execute(
+            f"SELECT id, owner, pid, host FROM claims WHERE {IDS_IN} AND expires > ? "
+            "AND expires <= ?", (listed, now, now + 2 * LEASE)).fetchall()
+    alive: dict[tuple[int, str], bool] = {}
+    return {i for i, owner, pid, host in rows if _holds(owner, pid, host, alive)}
 
 
 class Claims:
@@ -135,11 +157,8 @@ class Claims:
             others = conn.execute(f"SELECT id, owner, pid, host FROM claims WHERE {IDS_IN} "
                                   "AND owner != ? AND expires > ? AND expires <= ?",
                                   (listed, self.token, now, now + 2 * self.lease)).fetchall()
-            here = (os.getpid(), _HOST)
-            alive = {key: _alive(*key) for key in {(pid, host) for _, _, pid, host in others}}
-            taken = {i for i, owner, pid, host in others
-                     if (owner in _OPEN if (pid, host) == here and owner.startswith(_PREFIX)
-                         else alive[(pid, host)])}
+            alive: dict[tuple[int, str], bool] = {}
+            taken = {i for i, owner, pid, host in others if _holds(owner, pid, host, alive)}
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])

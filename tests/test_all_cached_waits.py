@@ -1,0 +1,67 @@
+"""A load without a status that finds every list of its own cached, one of them being paged
+again right then by another process sharing the cache dir, waits for that list (and takes
+that process's moment) instead of using the older copy: two ``icoframes export --snapshot``
+runs, the second started while the first re-pages a list, both write the whole day.
+
+Real processes against the sandbox on 127.0.0.1. The overlap is made exact by holding one
+list request at the server until the second run has said it waits (or ended).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+from test_overlapping_exports import WAITS, _earlier, _export, _finish, _load, _logged, sb
+from waiting import HANG_GUARD, wait_until
+
+from icoframes.store.cache import Cache
+
+__all__ = ["sb"]  # (the fixture, shared with the other export tests)
+
+
+def test_a_run_finding_every_list_cached_waits_for_the_list_its_peer_pages_again(
+        sb, tmp_path, monkeypatch):
+    """Ongoing and upcoming are cached (earlier today); then a past ICO starts (the service
+    lists it as ongoing). Export A pages past, and so ongoing and upcoming again with it;
+    its ongoing page 1 is held at the server once it kept past. Export B starts then: every
+    list of its day is cached (past: A's, ongoing and upcoming: the earlier ones). B used
+    them as they were, paying nothing and waiting for nothing: its day lacked the moved ICO
+    (in A's past no more, in the earlier ongoing not yet). B now waits for A's ongoing."""
+    with _earlier():  # older than the window: paged again with the past list
+        code, log = _finish(_load(sb, tmp_path, "ongoing", "upcoming"))
+    assert code == 0, log
+    moved = sb.directory.ids("past")[0]
+    sb.update_ico(moved, status="ongoing")
+    asked: list[str] = []
+    lock, release = threading.Lock(), threading.Event()
+    real_query = sb.directory.query
+
+    def query(wire):  # the server's look-up for one list request (any page)
+        with lock:
+            asked.append(status := wire.get("status"))
+            first = status == "ongoing" and asked.count(status) == 1
+        if first:  # A's ongoing page 1: held until B waits (or ends)
+            assert release.wait(HANG_GUARD)
+        return real_query(wire)
+
+    monkeypatch.setattr(sb.directory, "query", query)
+    cache = Cache(tmp_path / "cache", sb.settings()["service_name"])
+    said: list[str] = []
+    children = [_export(sb, tmp_path)]
+    try:
+        assert wait_until(lambda: cache.read_list({"status": "past"}) is not None)  # A kept it
+        children.append(_export(sb, tmp_path))
+        reader = _logged(children[1], said, lambda line: WAITS in line, release)
+        assert release.wait(HANG_GUARD)
+    finally:
+        release.set()
+    code_a, log_a = _finish(children[0])
+    code_b = children[1].wait(HANG_GUARD)
+    reader.join(HANG_GUARD)
+    log_b = "".join(said)
+    assert (code_a, code_b) == (0, 0), (log_a, log_b)
+    assert Counter(asked) == {"past": 3, "ongoing": 1, "upcoming": 1}, (asked, log_b)
+    assert f"{WAITS}: this load waits for it" in log_b
+    assert f"icos: {len(sb.directory.ids())}" in log_b, log_b  # B's day: the moved ICO too
+    assert "holds a list newer" not in log_a + log_b
