@@ -5,9 +5,10 @@ took it and kept the list, it takes that list.
 
 Real processes against the sandbox on 127.0.0.1: load A is stopped by the test when its
 page 1 reaches the server (its answer held until A is resumed); its claims are then made to
-lapse in the store, as a stop past the lease does (no clock moved, and both children read one
-clock, the test's: the copies B keeps are not from A's future), load B runs and ends; then A
-is resumed. Requests are counted at the server, B's apart from what A asks once resumed.
+lapse in the store, as a stop past the lease does (both children start on one clock, the
+test's: the copies B keeps are not from A's future), load B runs and ends; then A is resumed,
+its clock moved on past the lease, as a stop's is (it renews its claims once a third of a
+lease). Requests are counted at the server, B's apart from what A asks once resumed.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def _child(sb, tmp_path: Path, status: str = "past", before: str = "") -> subpro
     load = f"import icoframes\nicoframes.load_icos(status={status!r}, progress=False)\n"
     return subprocess.Popen([sys.executable, "-c", on_this_clock(before + load)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+_STOP_PAST_THE_LEASE = """import signal as _s
+from icoframes.store.claims import LEASE as _lease
+# a stop past the lease moves the wall clock on by it: so does this child's, once resumed
+_s.signal(_s.SIGCONT, lambda *_: _moved.shift(2 * _lease))
+"""
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="POSIX signals")
@@ -81,7 +89,7 @@ def test_a_resumed_load_takes_the_list_another_process_kept_while_it_was_stopped
             return real_query(wire)
 
         sb.directory.query = query  # (the sandbox's own object, dropped with it)
-        children.append(_child(sb, tmp_path))
+        children.append(_child(sb, tmp_path, before=_STOP_PAST_THE_LEASE))
         _, log_a = children[0].communicate(timeout=HANG_GUARD)
         assert b_said[1:] == [0], b_said
         assert children[0].returncode == 0, log_a
@@ -92,13 +100,6 @@ def test_a_resumed_load_takes_the_list_another_process_kept_while_it_was_stopped
         assert Counter(asked) - by_b["lists"] == {}, (asked, log_a)  # type: ignore[operator]
         assert sum(sb.stats.profile_hits.values()) - n_past == 0, log_a
         assert sb.stats.requests["icos"] == 3 + 1
-
-
-_STOP_PAST_THE_LEASE = """import signal as _s
-from icoframes.store.claims import LEASE as _lease
-# a stop past the lease moves the wall clock on by it: so does this child's, once resumed
-_s.signal(_s.SIGCONT, lambda *_: _moved.shift(2 * _lease))
-"""
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="POSIX signals")

@@ -129,7 +129,9 @@ class SharedLists:
         pages left are not asked (those in flight are only planned). Asked before each page,
         so a process resumed pays none of the pages that process paid."""
         claims = self._claims()
-        claims.renew()  # drops the claims lost (one write per page: a page is 20 ICOs)
+        # drops the claims lost, once a third of a lease: a stop that lost the claim lasted a
+        # lease at least, so the first page asked once resumed looks (not a write per page)
+        claims.renew(every=claims.lease / 3)
         if list_claim_id(query.params) in claims.held:
             return False
         if (kept := self._kept(query, query.fallback)) is None:
