@@ -9,12 +9,14 @@ list request at the server until the second run has said it waits (or ended).
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 
-from test_overlapping_exports import WAITS, _earlier, _export, _finish, _load, _logged, sb
+from test_overlapping_exports import WAITS, _child, _earlier, _export, _finish, _load, _logged, sb
 from waiting import HANG_GUARD, wait_until
 
+from icoframes.sandbox import service
 from icoframes.store.cache import Cache
 
 __all__ = ["sb"]  # (the fixture, shared with the other export tests)
@@ -65,3 +67,57 @@ def test_a_run_finding_every_list_cached_waits_for_the_list_its_peer_pages_again
     assert f"{WAITS}: this load waits for it" in log_b
     assert f"icos: {len(sb.directory.ids())}" in log_b, log_b  # B's day: the moved ICO too
     assert "holds a list newer" not in log_a + log_b
+
+
+def test_a_run_finding_its_lists_cached_together_waits_for_none_a_peer_pages_again(
+        sb, tmp_path, monkeypatch):
+    """Every list is cached by one load without a status (one moment, before the window).
+    Process A re-pages past alone (``status='past', refresh=True``), its past page 2 held at
+    the server; load B (no status) starts then. B's lists agree with each other: it uses
+    them as cached, paying nothing and waiting for nothing. It used to wait for A's past
+    (without end, for a live A on a long list) and page ongoing and upcoming again with it."""
+    with _earlier():
+        code, log = _finish(_child(sb, tmp_path, "import icoframes\n"
+                                   "icoframes.load_icos(progress=False)\n"))
+    assert code == 0, log
+    asked: list[tuple[str, int]] = []
+    lock, held, release = threading.Lock(), threading.Event(), threading.Event()
+    real_list = service.Service._list
+
+    def listed(self, params):  # the server's answer to one list request
+        with lock:
+            asked.append(page := (params.get("status"), int(params.get("page", 1))))
+        if page == ("past", 2):  # A's: held until B waits (or ends)
+            held.set()
+            assert release.wait(HANG_GUARD)
+        return real_list(self, params)
+
+    monkeypatch.setattr(service.Service, "_list", listed)
+    said: list[str] = []
+    b_done = threading.Event()
+    children = [_child(sb, tmp_path, "import icoframes\nicoframes.load_icos(status='past', "
+                       "refresh=True, progress=False)\n")]
+    try:
+        assert held.wait(HANG_GUARD)
+        children.append(_child(sb, tmp_path, _REPORTED))
+        reader = _logged(children[1], said, lambda line: WAITS in line, b_done)
+        assert b_done.wait(HANG_GUARD)
+    finally:
+        release.set()
+    code_a, log_a = _finish(children[0])
+    assert children[1].wait(HANG_GUARD) == 0, "".join(said)
+    reader.join(HANG_GUARD)
+    assert children[1].stdout is not None
+    got, log_b = json.loads(children[1].stdout.read()), "".join(said)
+    assert code_a == 0, log_a
+    assert WAITS not in log_b
+    assert got == {"requests": 0, "from_cache": [True, True, True]}, log_b
+    assert Counter(asked) == {("past", 1): 1, ("past", 2): 1, ("past", 3): 1}, log_b
+
+
+#: A load without a status, its waits logged: what it paid, and which lists the cache answered.
+_REPORTED = ("import json, logging, icoframes\nlogging.basicConfig(level=logging.INFO)\n"
+             "df = icoframes.load_icos(progress=False)\n"
+             "paid = sum(icoframes.report(df).requests.values())\n"
+             "print(json.dumps({'requests': paid, 'from_cache': "
+             "[q['from_cache'] for q in df.attrs['icoframes']['queries']]}))\n")

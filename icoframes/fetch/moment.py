@@ -12,12 +12,14 @@ as close to them as they are to each other, and paging it again would pay its pa
 A list another process sharing the cache dir is paging is waited for instead; that
 process's claim sets the moment: of the others, those it pages too are waited for, those
 kept since its claim (or within the window before it) are used as cached, and the older
-ones are paged together (:func:`page_together`). A load that finds every list cached waits
-so for one such a process is paging again right then (:data:`WAITED`). When an ICO is
+ones are paged together (:func:`page_together`). A load that finds every list cached, but of
+two moments (one cached more than the window before the newest), waits so for an older one
+such a process is paging again right then (:data:`WAITED`). When an ICO is
 still listed twice, the row of the list that listed it last is the one kept
 (:func:`one_row_each`); a row kept from an earlier list gives way to the same ICO listed
 later by another query (:func:`listed_now_wins`). A load whose every list is answered from
-the cache pays nothing: its lists are as old as their ``fetched_at`` says, each within
+the cache, all of one moment, pays nothing and waits for nothing (whatever another process
+pages again meanwhile): its lists are as old as their ``fetched_at`` says, each within
 ``max_age``.
 """
 
@@ -110,9 +112,11 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     twice, and that process, an export, would find the day's lists newer than its own at its
     swap and write nothing; one older is paged together, as when this load pages a list
     itself, else an ICO that moved between the two pagings would be in no list. A load
-    without a status that pages none of its lists waits so for one another process is paging
-    again right then (``lists.paged_elsewhere``: that process's newer lists and the older
-    copy would be of two moments). Each query
+    without a status that pages none of its lists, cached at two moments, waits so for one
+    cached more than the window before the newest that another process is paging again
+    right then (``lists.paged_elsewhere``: that process's newer lists and the older copy are
+    of two moments); lists of one moment are used as cached, whatever is paged meanwhile.
+    Each query
     comes with its fallback should its paging bring nothing: its own cached list (its
     claim's copy), or else the cache's answer it had; a query paged only to be
     with the others keeps that answer (``ListQuery.stand_in``) should its paging come back
@@ -129,10 +133,15 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     warn_after_now((q.params, q.declined) for q, _ in found if q.frame is None)
     fallbacks: dict[int, Stored | None] = {}
     if status is None and not offline and all(q.frame is not None for q, _ in found):
-        # every list cached, and one paged again by another process right then: waited for
-        # (the moment rule below), else the lists mix its older copy and the newer ones
-        # that process keeps, and an ICO that moved between them may be in none
-        busy = {id(q) for q in lists.paged_elsewhere([q for q, _ in found])}
+        # every list cached, but of two moments, and an older one paged again by another
+        # process right then: waited for (the moment rule below), else the lists mix its
+        # older copy and the newer ones that process kept, and an ICO that moved between
+        # them may be in none. Lists of one moment agree with each other: used as cached
+        when = [first_listed(q, None) for q, _ in found]
+        newest = max((w for w in when if w is not None), default=None)
+        older = [q for (q, _), w in zip(found, when, strict=True)
+                 if w is not None and newest is not None and newest - w > TOGETHER_WINDOW]
+        busy = {id(q) for q in lists.paged_elsewhere(older)}
         for n, (query, _) in enumerate(found):
             if id(query) in busy:
                 waited, own, fallbacks[id(waited)] = _again(query, find, WAITED)
