@@ -97,3 +97,23 @@ def test_a_list_cached_before_the_window_is_still_paged_together(sb, tmp_path):
     assert queries["ongoing"]["from_cache"] is False
     assert queries["ongoing"]["cache_declined"] == [TOGETHER.format(
         paged="'upcoming' and 'past'", cached=NOON, window=TOGETHER_WINDOW.total_seconds())]
+
+
+def test_a_list_dated_after_the_loads_moment_is_paged_together(sb, tmp_path):
+    """Ongoing is cached at noon; an ICO then moves from past to ongoing; the clock is then
+    stepped back an hour (an NTP or VM step), and a load without a status that keeps lists
+    of any age (``max_age=None``) pages past and upcoming. The ongoing list, dated after
+    the load's moment, counted as within the window before it: used as cached, the moved ICO
+    was in no list (complete, no warning). It is now paged with them."""
+    _ongoing_in_a_child(sb, tmp_path, NOON)
+    moved = sb.directory.ids("past")[0]
+    sb.update_ico(moved, status="ongoing")
+    del sb.asked[:]
+    with time_machine.travel(NOON - dt.timedelta(hours=1), tick=False):
+        got = icoframes.load_icos(progress=False, max_age=None)
+    assert Counter(sb.asked) == {k: n for s in STATUSES for k, n in _pages(sb, s).items()}
+    queries = {q["params"]["status"]: q for q in got.attrs["icoframes"]["queries"]}
+    assert queries["ongoing"]["cache_declined"] == [TOGETHER.format(
+        paged="'upcoming' and 'past'", cached=NOON, window=TOGETHER_WINDOW.total_seconds())]
+    assert list(got["id"]).count(moved) == 1
+    assert sorted(got["id"]) == sorted(r.id for r in sb.directory.records())

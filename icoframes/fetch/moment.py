@@ -37,7 +37,7 @@ from ..queries import combined_sort
 from ..schema import LIST, empty_frame
 from ..store.cache import Stored
 from ..store.db import ms
-from .listclock import warn_after_now
+from .listclock import SKEW, warn_after_now
 from .paging import ListQuery
 
 __all__ = ["TOGETHER", "TOGETHER_THERE", "TOGETHER_WINDOW", "WAITED", "first_listed",
@@ -56,11 +56,12 @@ __all__ = ["TOGETHER", "TOGETHER_THERE", "TOGETHER_WINDOW", "WAITED", "first_lis
 TOGETHER_WINDOW = dt.timedelta(seconds=20)
 #: Why a list a load without a status could answer from the cache is paged (its
 #: ``cache_declined``): another status's list is paged by the load, and it was cached before
-#: the window.
+#: the window (or dated after the load's pages: a clock stepped back).
 TOGETHER = ("paged with the list of {paged} (paged by this load): a load without a status "
             "pages its lists together, so that an ICO that moved between statuses since the "
-            "cached list is listed once, under its status now (this list was cached at "
-            "{cached:%H:%M:%S} UTC, more than {window:g} s before this load's pages)")
+            "cached list is listed once, under its status now (this list was listed from "
+            "{cached:%Y-%m-%d %H:%M:%S} UTC, not within the {window:g} s before this load's "
+            "pages)")
 #: The same, when that list is paged by another process sharing the cache dir: a list cached
 #: before it claimed that list (more than the window) is paged again (or waited for, when that
 #: process pages it too).
@@ -88,8 +89,8 @@ class Sharing(Protocol):
 
     def paged_elsewhere(self, queries: list[ListQuery]) -> list[ListQuery]: ...
 
-    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
-              ) -> bool | None: ...
+    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime,
+              until: dt.datetime) -> bool | None: ...
 
 
 def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any], bool], Found],
@@ -155,13 +156,14 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     waits = [str(q.params.get("status")) for q, _ in found if mine.get(id(q)) is False]
     # the moment: this load's first page, asked next (after its claims, so that a peer that
     # waits for one of them counts from an earlier time and pages none of the lists used here)
-    moment = utcnow() if paged else lists.moment
+    now = utcnow()
+    moment = now if paged else lists.moment
     used: list[tuple[ListQuery, Stored | None, Stored | None]] = []
     for query, stored in found:
         if status is not None or offline or query.frame is None or not (paged or waits):
             used.append((query, stored, fallbacks.get(id(query), stored)))
-        elif moment is None or (cached := first_listed(query, None) or moment) >= (
-                moment - TOGETHER_WINDOW):
+        elif moment is None or _within(cached := first_listed(query, None) or moment, moment,
+                                       now):
             used.append((query, stored, stored))  # of the moment, as cached (never paged twice)
         elif paged:  # this load's moment: claimed in turn below (waited for when taken)
             used.append(_again(query, find, TOGETHER.format(
@@ -170,9 +172,9 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
             redo = _again(query, find, TOGETHER_THERE.format(
                 paged=_named(waits), moment=moment, cached=cached,
                 window=TOGETHER_WINDOW.total_seconds()))
-            if (since := lists.share(*redo[:2], moment - TOGETHER_WINDOW)) is None:
-                now, own = find(query.params, False)  # kept since that moment: as cached
-                used.append((now, own, own))
+            if (since := lists.share(*redo[:2], moment - TOGETHER_WINDOW, now + SKEW)) is None:
+                kept_since, own = find(query.params, False)  # kept since that moment: as cached
+                used.append((kept_since, own, own))
             else:
                 used.append(redo)
                 mine[id(redo[0])] = since
@@ -183,6 +185,15 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     kept = dict(zip(map(id, answered), _kept(answered), strict=True))
     return [(query, fallback, None if query.frame is None else query.frame[kept[id(query)]],
              bool(mine.get(id(query)))) for query, _, fallback in used]
+
+
+def _within(cached: dt.datetime, moment: dt.datetime, now: dt.datetime) -> bool:
+    """Whether a list cached (listed from) ``cached`` is of ``moment``: within the window
+    before it, or since (a list the process this load waits for kept after its claim), but
+    never after ``now``: a list dated after now is of no moment this load knows (the clock
+    was stepped back since it was paged), which of its ICOs moved since is unknown. Under
+    :data:`~.listclock.SKEW` after now is two clocks read apart (processes of one host)."""
+    return moment - TOGETHER_WINDOW <= cached <= now + SKEW
 
 
 def _named(statuses: list[str]) -> str:
