@@ -112,7 +112,7 @@ class Claims:
         self.lease = LEASE
         self.token = f"{_PREFIX}{next(_COUNT):04x}"  # (unique in the process)
         self._held: set[int] = set()
-        self._renewed = time.time()
+        self._renewed, self._renewed_mono = time.time(), time.monotonic()
         self._closed = False
         #: When each id of the last ``timed`` :meth:`claim` was last claimed before it (POSIX
         #: seconds; its claim may be released since): none when not said (an older version).
@@ -176,14 +176,18 @@ class Claims:
     def renew(self, *, every: float | None = None) -> None:
         """Extend the lease of every claim held (with ``every``, only if the last renewal is
         older than that, in seconds); one another crawl took after it lapsed stays its."""
-        now = time.time()
-        if not self._held or self._closed or (every is not None and now - self._renewed < every):
+        now, mono = time.time(), time.monotonic()
+        # skipped only if neither clock moved ``every`` on: a wall clock stepped back (an NTP or
+        # VM step) renews at once, else the expiries kept lie ahead of every other process's
+        # clock by more than two leases (read as lapsed: taken) until it catches up
+        if not self._held or self._closed or (every is not None and 0 <= now - self._renewed
+                                              < every and mono - self._renewed_mono < every):
             return
         with self._db.write() as conn:
             self._held &= {row[0] for row in conn.execute(
                 "UPDATE claims SET expires = ? WHERE owner = ? RETURNING id",
                 (now + self.lease, self.token))}
-        self._renewed = now
+        self._renewed, self._renewed_mono = now, mono
 
     def release(self, ids: Iterable[int]) -> None:
         """Give up ``ids`` (those this crawl holds; others are ignored)."""
