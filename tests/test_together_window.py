@@ -27,7 +27,7 @@ from waiting import HANG_GUARD
 import icoframes
 from icoframes import sandbox
 from icoframes.config import SETTINGS
-from icoframes.fetch.moment import TOGETHER, TOGETHER_WINDOW
+from icoframes.fetch.moment import TOGETHER, TOGETHER_WINDOW, WITHIN
 from icoframes.sandbox import service
 
 STATUSES = ("ongoing", "upcoming", "past")
@@ -83,6 +83,10 @@ def test_a_list_another_process_kept_just_before_is_not_paged_again(sb, tmp_path
     queries = {q["params"]["status"]: q for q in got.attrs["icoframes"]["queries"]}
     assert queries["ongoing"]["from_cache"] is True
     assert "cache_declined" not in queries["ongoing"]
+    # told apart from a plain cache hit: an ICO that moved in those 5 s would be missing
+    assert queries["ongoing"]["cache_used"] == WITHIN.format(
+        cached=NOON, age=5.0, before="this load's pages", window=TOGETHER_WINDOW.total_seconds())
+    assert "cache_used" not in queries["upcoming"]
     assert sorted(got["id"]) == sorted(r.id for r in sb.directory.records())
 
 

@@ -40,7 +40,7 @@ from ..store.db import ms
 from .listclock import SKEW, warn_after_now
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "TOGETHER_THERE", "TOGETHER_WINDOW", "WAITED", "first_listed",
+__all__ = ["TOGETHER", "TOGETHER_THERE", "TOGETHER_WINDOW", "WAITED", "WITHIN", "first_listed",
            "listed_now_wins", "listed_rows", "listed_seconds", "one_row_each", "page_together",
            "paged_at"]
 
@@ -70,6 +70,14 @@ TOGETHER_THERE = ("paged with the list of {paged}, which another process sharing
                   "was cached (at {cached:%H:%M:%S} UTC): a load without a status pages its "
                   "lists together, so that an ICO that moved between statuses since the cached "
                   "list is listed once, under its status now")
+
+#: Why a list the cache answers counts as of the moment of a load without a status that pages
+#: (or waits for) another list (its ``cache_used``): cached within the window before it. It
+#: is not paged again, so an ICO that moved between statuses within those seconds may be in
+#: no list of the load (or in two: the row listed last is kept).
+WITHIN = ("used as cached, as of this load's moment: listed from {cached:%Y-%m-%d %H:%M:%S} "
+          "UTC, {age:.1f} s before {before} (within the {window:g} s window); an ICO that "
+          "moved between statuses in those seconds may be missing from the load")
 
 #: Why a list a load without a status that pages none could answer from the cache is waited
 #: for instead: another process sharing the cache dir is paging it again right then.
@@ -164,6 +172,7 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
             used.append((query, stored, fallbacks.get(id(query), stored)))
         elif moment is None or _within(cached := first_listed(query, None) or moment, moment,
                                        now):
+            _used_within(query, cached, moment, paged, waits)
             used.append((query, stored, stored))  # of the moment, as cached (never paged twice)
         elif paged:  # this load's moment: claimed in turn below (waited for when taken)
             used.append(_again(query, find, TOGETHER.format(
@@ -174,6 +183,7 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
                 window=TOGETHER_WINDOW.total_seconds()))
             if (since := lists.share(*redo[:2], moment - TOGETHER_WINDOW, now + SKEW)) is None:
                 kept_since, own = find(query.params, False)  # kept since that moment: as cached
+                _used_within(kept_since, first_listed(kept_since, None), moment, paged, waits)
                 used.append((kept_since, own, own))
             else:
                 used.append(redo)
@@ -194,6 +204,18 @@ def _within(cached: dt.datetime, moment: dt.datetime, now: dt.datetime) -> bool:
     was stepped back since it was paged), which of its ICOs moved since is unknown. Under
     :data:`~.listclock.SKEW` after now is two clocks read apart (processes of one host)."""
     return moment - TOGETHER_WINDOW <= cached <= now + SKEW
+
+
+def _used_within(query: ListQuery, cached: dt.datetime | None, moment: dt.datetime | None,
+                 paged: list[str], waits: list[str]) -> None:
+    """Say in ``query`` (used as cached) that its list counts as of the load's ``moment``,
+    when it was listed before it (within the window): told apart from a plain cache hit."""
+    if moment is None or cached is None or cached >= moment:
+        return  # (kept since the moment: of it)
+    before = ("this load's pages" if paged else "another process sharing the cache dir "
+              f"claimed the list of {_named(waits)}")
+    query.cache_used = WITHIN.format(cached=cached, age=(moment - cached).total_seconds(),
+                                     before=before, window=TOGETHER_WINDOW.total_seconds())
 
 
 def _named(statuses: list[str]) -> str:

@@ -70,9 +70,8 @@ class ListQuery:
     total_icos: int | None = None
     failed_pages: dict[int, str] = field(default_factory=dict)
     fallback: Stored | None = None  # the cached copy, used when paging fails
-    # its answer from the cache, when it is paged only to be of one moment with the load's
-    # other lists (fetch.moment): that answer stands should the paging come back partial
-    stand_in: ListQuery | None = None
+    stand_in: ListQuery | None = None  # its cached answer, when paged only for the load's moment
+    cache_used: str | None = None  # why a cached list counts as of the load's moment (its window)
     keeps_day: bool = False  # an export's: the rows of its day's list a paging lacks are kept
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
     stood_in: bool = False  # answered with its stand-in (and the rows paged): not cached
@@ -421,12 +420,12 @@ class ListQuery:
         return {
             "params": self.params, "complete": self.complete, "from_cache": self.from_cache,
             "rows": 0 if self.frame is None else len(self.frame), "total_icos": self.total_icos,
-            "missing": self.missing,
             "failed_pages": {str(k): v for k, v in self.failed_pages.items()},
-            "count_contradicts": self.count_contradicts,
+            "missing": self.missing, "count_contradicts": self.count_contradicts,
             "fetched_at": None if self.fetched_at is None else self.fetched_at.isoformat(),
             "problems": self.problems, "answered_from": self.answered_from,
             **({"cache_declined": self.declined} if self.declined else {}),
+            **({"cache_used": self.cache_used} if self.cache_used else {}),
             **({"order_unstated": self.order_unstated} if self.order_unstated else {}),
             **({"kept": self.kept} if self.kept else {}),
             **({"missing_unknown": why} if (why := self.counts_both_ways) else {}),
