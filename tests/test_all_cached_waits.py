@@ -16,6 +16,8 @@ from collections import Counter
 from test_overlapping_exports import WAITS, _child, _earlier, _export, _finish, _load, _logged, sb
 from waiting import HANG_GUARD, wait_until
 
+from icoframes.fetch.moment import WAITED
+from icoframes.fetch.sharedlists import LAPSED
 from icoframes.sandbox import service
 from icoframes.store.cache import Cache
 
@@ -121,3 +123,50 @@ _REPORTED = ("import json, logging, icoframes\nlogging.basicConfig(level=logging
              "paid = sum(icoframes.report(df).requests.values())\n"
              "print(json.dumps({'requests': paid, 'from_cache': "
              "[q['from_cache'] for q in df.attrs['icoframes']['queries']]}))\n")
+
+
+def test_a_list_waited_for_whose_pager_died_says_this_load_paged_it(sb, tmp_path, monkeypatch):
+    """Ongoing and upcoming are cached before the window, past since: two moments. Process A
+    re-pages ongoing (its page 1 held at the server); load B (no status) finds every list
+    cached and waits for A's ongoing (WAITED). A is killed: B pages ongoing itself. Its
+    ``cache_declined`` said only that it was waited for; it now says B paged it too."""
+    with _earlier():
+        code, log = _finish(_load(sb, tmp_path, "ongoing", "upcoming"))
+    assert code == 0, log
+    code, log = _finish(_load(sb, tmp_path, "past"))
+    assert code == 0, log
+    held, release = threading.Event(), threading.Event()
+    real_list = service.Service._list
+
+    def listed(self, params):  # A's ongoing page 1: held until A is dead
+        if params.get("status") == "ongoing" and not held.is_set():
+            held.set()
+            assert release.wait(HANG_GUARD)
+        return real_list(self, params)
+
+    monkeypatch.setattr(service.Service, "_list", listed)
+    said: list[str] = []
+    b_waits = threading.Event()
+    a = _child(sb, tmp_path, "import icoframes\nicoframes.load_icos(status='ongoing', "
+               "refresh=True, progress=False)\n")
+    try:
+        assert held.wait(HANG_GUARD)
+        b = _child(sb, tmp_path, _DECLINED)
+        reader = _logged(b, said, lambda line: WAITS in line, b_waits)
+        assert b_waits.wait(HANG_GUARD)
+    finally:
+        a.kill()  # dead: its claim lapses at once
+        a.communicate()
+        release.set()
+    assert b.wait(HANG_GUARD) == 0, "".join(said)
+    reader.join(HANG_GUARD)
+    assert b.stdout is not None
+    declined = json.loads(b.stdout.read())
+    assert declined["ongoing"] == [WAITED, LAPSED], "".join(said)
+
+
+#: A load without a status, its waits logged: each list's cache_declined.
+_DECLINED = ("import json, logging, icoframes\nlogging.basicConfig(level=logging.INFO)\n"
+             "df = icoframes.load_icos(progress=False)\n"
+             "print(json.dumps({q['params']['status']: q.get('cache_declined') "
+             "for q in df.attrs['icoframes']['queries']}))\n")

@@ -66,10 +66,10 @@ TOGETHER = ("paged with the list of {paged} (paged by this load): a load without
 #: before it claimed that list (more than the window) is paged again (or waited for, when that
 #: process pages it too).
 TOGETHER_THERE = ("paged with the list of {paged}, which another process sharing the cache dir "
-                  "claimed at {moment:%H:%M:%S.%f} UTC, more than {window:g} s after this list "
-                  "was cached (at {cached:%H:%M:%S} UTC): a load without a status pages its "
-                  "lists together, so that an ICO that moved between statuses since the cached "
-                  "list is listed once, under its status now")
+                  "claimed at {moment:%Y-%m-%d %H:%M:%S.%f} UTC (this list was listed from "
+                  "{cached:%Y-%m-%d %H:%M:%S} UTC, not within the {window:g} s before): a load "
+                  "without a status pages its lists together, so that an ICO that moved "
+                  "between statuses since the cached list is listed once, under its status now")
 
 #: Why a list the cache answers counts as of the moment of a load without a status that pages
 #: (or waits for) another list (its ``cache_used``): cached within the window before it. It
@@ -80,7 +80,8 @@ WITHIN = ("used as cached, as of this load's moment: listed from {cached:%Y-%m-%
           "moved between statuses in those seconds may be missing from the load")
 
 #: Why a list a load without a status that pages none could answer from the cache is waited
-#: for instead: another process sharing the cache dir is paging it again right then.
+#: for instead: another process sharing the cache dir is paging it again right then (should
+#: that process stop first, :data:`~.sharedlists.LAPSED` follows: paged by this load).
 WAITED = ("paged again right then by another process sharing the cache dir, so waited for: a "
           "load without a status takes its lists of one moment, so that an ICO that moved "
           "between statuses since the cached list is listed once, under its status now")

@@ -29,9 +29,14 @@ from ..store.cache import Cache, Stored
 from ..store.claims import Claims, held_now
 from .paging import ListQuery
 
-__all__ = ["SharedLists", "list_claim_id"]
+__all__ = ["LAPSED", "SharedLists", "list_claim_id"]
 
 log = logging.getLogger(__name__)
+
+#: Said after why a list the cache could answer was waited for (its ``cache_declined``), when
+#: the process paging it stopped or died first: this load paged it itself.
+LAPSED = ("the process paging it stopped or died before it kept the list (its claim lapsed): "
+          "paged by this load itself")
 
 
 def list_claim_id(params: dict[str, Any]) -> int:
@@ -163,6 +168,8 @@ class SharedLists:
             if kept is None and self._claims().claim([list_claim_id(query.params)])[0]:
                 kept = self._kept(query, stored)  # kept and released since the look above
                 if kept is None:
+                    if query.declined:  # (why the cache did not answer: and then this)
+                        query.declined = [*query.declined, LAPSED]
                     to_page.append((query, stored))
                     continue
                 self.release(query)
