@@ -3,7 +3,8 @@ renewal a live load calls (``renew(every=...)``, from its pool's tick and before
 page) keeps them, so another process sharing the cache dir does not take them.
 
 Real SQLite claims on a temporary cache dir; the clock is moved with time-machine (not
-ticking), the monotonic clock is left as it is.
+ticking), the monotonic clock is left as it is. A list dated after now (the clock stepped
+back since it was kept) is not taken as kept since another process's moment either.
 """
 
 from __future__ import annotations
@@ -32,3 +33,26 @@ def test_a_clock_stepped_back_past_a_lease_renews_at_once(tmp_path):
             mine, taken, _ = b.claim([-7])
     assert (mine, taken, sorted(a.held)) == ([], [-7], [-7])
     a.close()
+
+
+def test_a_list_dated_after_now_is_not_taken_as_kept_since_a_peers_moment(tmp_path):
+    """A load without a status waiting for a list another process claimed shares its other
+    lists: one kept since that claim's moment (less the window) is used as cached. A list
+    dated after now (kept at noon, the clock then stepped back an hour) counted as kept
+    since, whatever its ICOs did in between; it is now claimed to page with the others."""
+    from icoframes.fetch.moment import TOGETHER_WINDOW
+    from icoframes.fetch.paging import ListQuery
+    from icoframes.fetch.sharedlists import SharedLists, list_claim_id
+    from icoframes.parse.lists import list_frame
+
+    cache = Cache(tmp_path / "cache", "http://127.0.0.1:9")
+    params = {"status": "ongoing"}
+    items = [{"id": 7, "main": {"name": "Seven"}}]
+    cache.write_list(params, items, list_frame(items, status="ongoing"), total_icos=1,
+                     fetched_at=NOON, paged_at=NOON)
+    back = NOON - dt.timedelta(hours=1)
+    with time_machine.travel(back, tick=False), cache.claims() as claims:
+        lists = SharedLists(cache, lambda: claims)
+        shared = lists.share(ListQuery(dict(params)), cache.read_list(params),
+                             back - TOGETHER_WINDOW)
+        assert (shared, claims.held) == (True, {list_claim_id(params)})  # held: to page

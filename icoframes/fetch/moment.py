@@ -98,8 +98,8 @@ class Sharing(Protocol):
 
     def paged_elsewhere(self, queries: list[ListQuery]) -> list[ListQuery]: ...
 
-    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime,
-              until: dt.datetime) -> bool | None: ...
+    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
+              ) -> bool | None: ...
 
 
 def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any], bool], Found],
@@ -182,7 +182,7 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
             redo = _again(query, find, TOGETHER_THERE.format(
                 paged=_named(waits), moment=moment, cached=cached,
                 window=TOGETHER_WINDOW.total_seconds()))
-            if (since := lists.share(*redo[:2], moment - TOGETHER_WINDOW, now + SKEW)) is None:
+            if (since := lists.share(*redo[:2], moment - TOGETHER_WINDOW)) is None:
                 kept_since, own = find(query.params, False)  # kept since that moment: as cached
                 _used_within(kept_since, first_listed(kept_since, None), moment, paged, waits)
                 used.append((kept_since, own, own))

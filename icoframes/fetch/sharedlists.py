@@ -25,8 +25,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from ..files import utcnow
 from ..store.cache import Cache, Stored
 from ..store.claims import Claims, held_now
+from .listclock import SKEW
 from .paging import ListQuery
 
 __all__ = ["LAPSED", "SharedLists", "list_claim_id"]
@@ -100,18 +102,19 @@ class SharedLists:
         held = held_now(db, [list_claim_id(q.params) for q in queries])
         return [] if db.read_only else [q for q in queries if list_claim_id(q.params) in held]
 
-    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime,
-              until: dt.datetime) -> bool | None:
+    def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
+              ) -> bool | None:
         """For a load without a status waiting for a list another process claimed: claim
         ``query`` (its cached answer listed before ``since``, that claim's moment less
         :data:`~.moment.TOGETHER_WINDOW`) to page it with that list (True); False when that
         process pages it too (waited for); None when it was kept since ``since`` (the
-        cache's copy is of that moment: no claim held; one dated after ``until``, now plus a
-        clock skew, is not: the clock was stepped back since it was kept)."""
+        cache's copy is of that moment: no claim held; one dated after now, beyond the skew of
+        two clocks, is not: the clock was stepped back since it was kept)."""
         if not self.claim(query, stored):
             return False
         kept = self.cache.list_fetched_at(query.params)
-        if kept is not None and since <= kept <= until:  # kept since this load looked
+        # kept since this load looked (now read after it: a list kept meanwhile is before it)
+        if kept is not None and since <= kept <= utcnow() + SKEW:
             self.release(query)
             return None
         return True
