@@ -35,4 +35,5 @@ def on_this_clock(script: str) -> str:
     hatch = time_machine.escape_hatch
     lead = dt.datetime.now(dt.UTC).timestamp() - hatch.time.time() if hatch.is_travelling() else 0
     return ("import time as _time, time_machine as _tm\n"
-            f"_moved = _tm.travel(_time.time() + {lead!r}, tick=True).start()\n_time.time()\n" + script)
+            f"_moved = _tm.travel(_time.time() + {lead!r}, tick=True).start()\n"
+            "_time.time()\n" + script)
