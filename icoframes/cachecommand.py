@@ -38,7 +38,8 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
         description="info prints, as JSON, the cache's path and size, its profiles and "
                     "list queries, the oldest and newest profile, and today's requests "
                     "against the daily quota; clear deletes the cache of the service (with "
-                    "--ledgers, this key's request ledger too); prune --older-than DAYS "
+                    "--ledgers, this key's request count too; with --ledgers-only, that count "
+                    "alone, the cache kept); prune --older-than DAYS "
                     "deletes, in the whole cache dir, the service folders no load used for "
                     "longer, and in the others the lists fetched before then (the request "
                     "ledgers stay), as icoframes.prune_cache does.",
@@ -58,11 +59,20 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     action.destructive = ("clear", "prune")
     cache.add_argument("--older-than", type=_days, metavar="DAYS",
                        help="prune only, and needed there: days without use (0 or more)")
-    cache.add_argument("--ledgers", action="store_true",
-                       help="clear only: delete this key's request ledger too, as "
-                            "icoframes.clear_cache(ledgers=True) does: its daily_quota count, "
-                            "whose requests may have been sent today (the way out of a count "
-                            "stored days ahead of a right clock)")
+    forget = cache.add_mutually_exclusive_group()
+    forget.add_argument("--ledgers", action="store_true",
+                        help="clear only: delete this key's request count too, as "
+                             "icoframes.clear_cache(ledgers=True) does; the cache goes, so its "
+                             "profiles are fetched again (requests), and the count's requests "
+                             "may have been sent today (the service may refuse with error 485 "
+                             "before daily_quota)")
+    forget.add_argument("--ledgers-only", action="store_true",
+                        help="clear only: forget this key's request count for this service "
+                             "and keep the whole cache, as icoframes.clear_cache(ledgers="
+                             "'only') does (the way out of a count stored days ahead of a "
+                             "right clock); the requests it held may have been sent today, so "
+                             "the service may refuse with error 485 before daily_quota. Needs "
+                             "the key's ICOFRAMES_PUBLIC_KEY")
     cache.add_argument("--cache-dir", action=once, type=folder, metavar="DIR",
                        help=CACHE_DIR_HELP)
 
@@ -87,8 +97,10 @@ def run_cache(args: argparse.Namespace) -> bool:
     if (args.action == "prune") != (older_than is not None):
         raise InvalidParameter("icoframes cache prune needs --older-than DAYS" if older_than
                                is None else "--older-than is for icoframes cache prune only")
-    if getattr(args, "ledgers", False) and args.action != "clear":
-        raise InvalidParameter("--ledgers is for icoframes cache clear only")
+    for flag in ("ledgers", "ledgers_only"):
+        if getattr(args, flag, False) and args.action != "clear":
+            raise InvalidParameter(f"--{flag.replace('_', '-')} is for icoframes cache clear "
+                                   "only")
     if args.action == "info":
         info = cache_info(cache_dir=args.cache_dir)
         print(json.dumps(info.as_dict(), indent=2, default=str))
@@ -96,13 +108,20 @@ def run_cache(args: argparse.Namespace) -> bool:
             print(f"no cache at {info.path}: the cache dir {Path(info.path).parent} does not "
                   "exist", file=sys.stderr)
         return True
-    report = (clear_cache(cache_dir=args.cache_dir, ledgers=args.ledgers)
+    only = getattr(args, "ledgers_only", False)
+    report = (clear_cache(cache_dir=args.cache_dir, ledgers="only" if only else args.ledgers)
               if args.action == "clear"
               else prune_cache(older_than or dt.timedelta(0), cache_dir=args.cache_dir))
     for path in report.removed:
         print(f"removed {path}")
     for skip in report.skipped:  # a cron job's log shows what is still there, and why
         print(f"left alone {skip['path']}: {skip['reason']}", file=sys.stderr)
+    for note in report.notes:  # a count not found: the next run would stop the same way
+        print(note)
+    if only:  # (nothing of the cache went: no "cache cleared")
+        if report.removed:
+            print("request count forgotten; the cache is kept")
+        return True
     done = (f"{counted(len(report.removed), 'path')} removed, "
             f"{report.freed_bytes:,} bytes freed")
     did = "cleared" if args.action == "clear" else "pruned"

@@ -45,8 +45,8 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
     (r"; offline=True answers only from a copy an earlier load left in this cache dir "
      r"\(without one it raises NotCached\)\.", "."),
     (r"call the same loader again", "run the same command again"),
-    (r"icoframes\.clear_cache\(ledgers=True\) \(from a shell: (icoframes cache clear "
-     r"--ledgers)\)", r"\1, with this run's --cache-dir and variables,"),
+    (r"icoframes\.clear_cache\(ledgers=(?:True|'only')\) \(from a shell: (icoframes cache "
+     r"clear --ledgers(?:-only)?)\)", r"\1, with this run's --cache-dir and variables,"),
     # a cache the command cannot write: it has no offline mode to offer instead
     (r"Use offline=True, or a writable cache_dir\.", "Use a writable --cache-dir."),
     (r"; use offline=True or a writable cache_dir", "; use a writable --cache-dir"),

@@ -31,7 +31,10 @@ from .cachedir.housekeeping import (
     CacheReport,
     clear_all,
     describe,
+    forget_count,
     info,
+    key_of_count,
+    only_ledgers,
     prune,
     remove_folder,
 )
@@ -368,26 +371,48 @@ def cache_info(*, all: bool = False,
 
 
 @checked_keywords
-def clear_cache(*, all: bool = False, ledgers: bool = False,
+def clear_cache(*, all: bool = False, ledgers: bool | Literal["only"] = False,
                 cache_dir: str | os.PathLike[str] | None = None) -> CacheReport:
     """Delete what is cached for the configured service; with ``all=True``, for every service.
 
-    Each folder goes under its lock; symlinks are never followed (a link goes as a
-    link, a linked service folder is left alone) and what is not the cache's is
-    left alone (:mod:`icoframes.cachedir.housekeeping`). Request ledgers are kept
-    unless ``ledgers=True``: they hold today's count, which the ``daily_quota``
-    cap needs. Returns a :class:`~icoframes.cachedir.housekeeping.CacheReport`:
-    ``removed`` (paths), ``freed_bytes``, ``skipped`` (path and reason) and ``missing`` (the
-    cache dir when it does not exist, a typo in ``cache_dir``?; else None).
-    ``cache_dir`` overrides the configured cache dir (as ``export_tables(cache_dir=...)``).
-    """
-    check_flags(all=all, ledgers=ledgers)  # all="no" would clear every service, ledgers too
+    Each folder goes under its lock; symlinks are never followed (a link goes as a link, a
+    linked service folder stays) and what is not the cache's is left alone
+    (:mod:`icoframes.cachedir.housekeeping`).
+
+    Parameters
+    ----------
+    all : bool, default False
+        Every service folder of the cache dir, not only the configured service's.
+    ledgers : bool or "only", default False
+        False: the request ledgers (today's count, which ``daily_quota`` needs) are kept.
+        True: this key's count for this service goes too (with ``all=True``, every key's).
+        ``"only"``: that count alone goes, every cached profile and list stays (the way out
+        of a count stored days ahead of a right clock). A count forgotten costs what it
+        held: those requests may have been sent today (the service may refuse with 485).
+    cache_dir : path-like, optional
+        Overrides the configured cache dir (as ``export_tables(cache_dir=...)``).
+
+    Returns
+    -------
+    CacheReport
+        ``removed`` (a count as ``<ledger>#<key>``), ``freed_bytes``, ``skipped`` (path and
+        reason), ``missing`` (the cache dir if it does not exist) and ``notes``.
+
+    Raises
+    ------
+    ConfigError
+        ``ledgers`` True or ``"only"`` and no public key configured: nothing is deleted."""
+    check_flags(all=all)  # all="no" would clear every service, ledgers too
+    only = only_ledgers(ledgers, all=all)
     if all:
-        return clear_all(get_settings(cache_dir=cache_dir).cache_dir, ledgers=ledgers)
+        return clear_all(get_settings(cache_dir=cache_dir).cache_dir, ledgers=bool(ledgers))
     settings = _settings_with_base_url(cache_dir)
-    ledger = (QuotaLedger(settings.cache_dir, settings.public_key, service=settings.service_id)
-              if ledgers and settings.public_key else None)
-    return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
+    folder = Cache(settings.cache_dir, settings.service_id).dir
+    if not ledgers:
+        return remove_folder(folder)
+    ledger = QuotaLedger(settings.cache_dir, key_of_count(settings.public_key, only=only),
+                         service=settings.service_id)
+    return forget_count(ledger, folder.name) if only else remove_folder(folder, ledger=ledger)
 
 
 @checked_keywords

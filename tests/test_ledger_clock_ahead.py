@@ -6,8 +6,9 @@ behind. Guessing (moving the count to the earlier day) would let two clocks days
 one cache dir each start a new day on every alternation, a cap each. So the cap holds on
 the stored day; ``LedgerState.ahead_day`` (``cache_info().quota``, ``icoframes cache info``)
 shows a stored day more than one day after this clock's, and the stop names it, both
-causes, and the way out when this clock is right: ``clear_cache(ledgers=True)``
-(``icoframes cache clear --ledgers``), which forgets the requests that count holds.
+causes, and the way out when this clock is right: ``clear_cache(ledgers="only")``
+(``icoframes cache clear --ledgers-only``; ``ledgers=True`` deletes the cache too), which
+forgets the requests that count holds.
 """
 
 from __future__ import annotations

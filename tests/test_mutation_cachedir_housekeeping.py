@@ -67,7 +67,7 @@ def test_a_reports_dict_reads_warn_and_as_dict_does_not(tmp_path):
         assert report["freed_bytes"] == 3
         assert "removed" in report and "other" not in report
         assert report.get("skipped") == [] and report.get("none", 7) == 7
-        assert report.keys() == ["removed", "freed_bytes", "skipped", "missing"]
+        assert report.keys() == ["removed", "freed_bytes", "skipped", "missing", "notes"]
         assert report.items()[0] == ("removed", ["a"])
         with pytest.raises(KeyError):
             report["none"]
@@ -78,7 +78,7 @@ def test_a_reports_dict_reads_warn_and_as_dict_does_not(tmp_path):
         "CacheReport", "CacheReport", "CacheReport.get('skipped')"]
     assert "CacheReport: 'removed' in it" in str(caught[1].message)
     assert report.as_dict() == {"removed": ["a"], "freed_bytes": 3, "skipped": [],
-                                "missing": None}
+                                "missing": None, "notes": []}
 
 
 def test_sizes_count_files_and_links_never_what_a_link_points_to(tmp_path):

@@ -26,9 +26,12 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..ages import AGE_FORMS, age_hint, as_age
-from ..errors import InvalidParameter, quoted
+from ..errors import ConfigError, InvalidParameter, did_you_mean, quoted
 from ..files import locked, utcnow
+from ..numerals import did_you_mean_flag
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from ..store.db import LEASE, Database, from_ms
@@ -52,7 +55,7 @@ from .legacy import convert
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "USED_MARK",
            "CacheDirInfo", "CacheInfo", "CacheReport", "ServiceFolder", "clear_all", "describe",
-           "info", "last_used", "mark_used", "prune", "remove_folder", "scan"]
+           "forget_count", "info", "last_used", "mark_used", "prune", "remove_folder", "scan"]
 
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
@@ -66,14 +69,16 @@ _CLEAR_TRIES = 3  # listings of a folder being cleared while a load writes to it
 
 @dataclass
 class CacheReport(AsDict):
-    """What a deletion did: paths removed, bytes freed, and what it left alone and why;
+    """What a deletion did: paths removed, bytes freed, what it left alone and why;
     ``missing``: the cache dir when it does not exist (nothing was cached there: a typo in
-    ``cache_dir``?), else None."""
+    ``cache_dir``?), else None; ``notes``: what it was asked to forget and found nothing
+    of (a key with no count)."""
 
     removed: list[str] = field(default_factory=list)
     freed_bytes: int = 0
     skipped: list[dict[str, str]] = field(default_factory=list)
     missing: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     def _skip(self, path: Path, reason: str) -> None:
         self.skipped.append({"path": str(path), "reason": reason})
@@ -289,11 +294,52 @@ def remove_folder(folder: str | os.PathLike[str], *,
     if not folder.is_symlink():  # (a link in its place: left alone, said)
         check_folder(folder)
     _remove_folder(folder, report)
-    if ledger is not None and ledger.forget():
-        report.removed.append(f"{ledger.path}#{ledger.key}")
-    if ledger is not None:  # (its connection too: the folder may go next, as tests' do)
-        Database.close_under(ledger.path)
+    if ledger is not None:
+        _forget(ledger, folder.name, report)
     return report
+
+
+def only_ledgers(ledgers: object, *, all: bool) -> bool:
+    """Whether ``clear_cache(ledgers=...)`` forgets the count alone (``"only"``); anything
+    but True, False or ``"only"`` is refused, and ``"only"`` with ``all=True``."""
+    only = isinstance(ledgers, str) and ledgers == "only"
+    if not only and not isinstance(ledgers, bool | np.bool_):
+        raise InvalidParameter(f"ledgers must be True, False or 'only', got {quoted(ledgers)}"
+                               + (did_you_mean(ledgers, ["only"]) or did_you_mean_flag(ledgers)))
+    if only and all:
+        raise InvalidParameter("ledgers='only' forgets the configured key's count, not "
+                               "every key's: use it without all=True")
+    return only
+
+
+def key_of_count(public_key: str | None, *, only: bool) -> str:
+    """The public key whose count ``clear_cache(ledgers=...)`` forgets; refused before
+    anything is deleted when none is configured (a count is kept per key)."""
+    if not public_key:
+        raise ConfigError(f"ledgers={'only' if only else True!r} forgets this key's request "
+                          "count, which is kept per key: configure the public key of that "
+                          "count (public_key, ICOFRAMES_PUBLIC_KEY); nothing was deleted")
+    return public_key
+
+
+def forget_count(ledger: QuotaLedger, service: str) -> CacheReport:
+    """Forget the count of ``ledger`` alone (``clear_cache(ledgers="only")``): every cached
+    profile and list stays. ``notes`` says so when this key had no count for ``service``."""
+    report = CacheReport(missing=None if os.path.lexists(ledger.root) else str(ledger.root))
+    check_cache_dir(ledger.root, create=False)  # refused as cache_info refuses it
+    _forget(ledger, service, report)
+    return report
+
+
+def _forget(ledger: QuotaLedger, service: str, report: CacheReport) -> None:
+    # a count not found is said: a key or service name other than the run's finds none, and
+    # the next run would stop the same way
+    if ledger.forget():
+        report.removed.append(f"{ledger.path}#{ledger.key}")
+    else:
+        report.notes.append(f"no request count of this key for {service} in {ledger.root}: "
+                            "nothing forgotten")
+    Database.close_under(ledger.path)  # (the folder may go next, as tests' do)
 
 
 def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.timedelta,

@@ -293,9 +293,12 @@ def _ahead(settings: Settings, state: LedgerState, least: str) -> tuple[str, str
            f"{days} days after this clock's day {now.date()}, with this key from this cache dir")
     then = ("Either a run's clock was ahead, or this clock is behind: check it. The count "
             f"holds until {_at(state)}. If this clock is right, icoframes.clear_cache("
-            "ledgers=True) (from a shell: icoframes cache clear --ledgers) forgets this "
-            "key's count, and deletes this service's cache too; the requests it forgets may "
-            "have been sent today, so the service may refuse (error 485) before daily_quota.")
+            "ledgers='only') (from a shell: icoframes cache clear --ledgers-only) forgets "
+            "this key's count and keeps the cache; the requests it held may have been sent "
+            "today, so the service may refuse (error 485) before daily_quota. "
+            "icoframes.clear_cache(ledgers=True) (from a shell: icoframes cache clear "
+            "--ledgers) forgets it too, but deletes this service's cache: its profiles are "
+            "fetched again.")
     return who, then
 
 

@@ -276,7 +276,7 @@ class QuotaLedger(InDatabase):
         return len(self._rows("SELECT key FROM ledgers"))
 
     def forget(self) -> bool:
-        """Delete this key's count (``clear_cache(ledgers=True)``); whether there was one."""
+        """Delete this key's count (``clear_cache(ledgers=True or "only")``); whether it had one."""
         return bool(self._rows("DELETE FROM ledgers WHERE key = ? RETURNING key", self.key,
                                write=self.path.exists()))
 
