@@ -138,6 +138,24 @@ def test_a_load_after_a_run_with_the_clock_ahead_is_told_the_day_and_the_way_out
             assert icoframes.cache_info().quota.day == "2026-12-02"
 
 
+@pytest.mark.filterwarnings("ignore::icoframes.errors.QuotaWarning")
+@pytest.mark.filterwarnings("ignore:.*dated after now:icoframes.CacheWarning")
+def test_with_quota_reset_the_stop_names_the_day_counted_from_the_reset(tmp_path, configured):
+    # at 03:15 with quota_reset=06:00 the day counted is the day before: said as such, not
+    # as "this clock's day", which reads as the UTC date
+    with HostileServer({LIST: paged_list(60), PROFILE: _profile}) as srv:
+        configured(**srv.settings(), cache_dir=tmp_path / "cache", daily_quota=5,
+                   quota_reset=dt.time(6))
+        with time_machine.travel(AHEAD, tick=True), pytest.raises(QuotaExceeded):
+            icoframes.load_icos(status="past", progress=False)
+        with time_machine.travel(RIGHT, tick=True), pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+        said = str(info.value)
+        assert ("counted on 2026-12-09, 8 days after the day counted from 06:00 UTC "
+                "(quota_reset) that this clock is in, 2026-12-01,") in said, said
+        assert "this clock's day" not in said
+
+
 # -- the command, one process a run ----------------------------------------------------------
 
 _MAIN = "import sys\nfrom icoframes.cli import main\nsys.exit(main(sys.argv[1:]))\n"

@@ -223,14 +223,12 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             then = (f"The count started again at {_at(state)}, after this call stopped: call "
                     f"the same loader again now{rest}.")
         if 0 < settings.daily_quota <= pages and not fetched:
-            then = (f"The lists alone take {counted(pages, 'page')}, "
-                    f"{'as many as' if pages == settings.daily_quota else 'more than'} the "
-                    f"{settings.daily_quota} requests the daily_quota setting allows a day"
-                    + (", and an export pages them again each day: no request is left for a "
-                       "profile at this cap; raise daily_quota or narrow the query." if repaged
-                       else ": a call that pages them again fetches no profile, so call the "
-                       "same loader again while they are cached (younger than max_age, "
-                       f"without refresh){rest}, or raise daily_quota or narrow the query."))
+            then = (f"The count started again at {_at(state)}, after this call stopped. "
+                    if began_again else f"The count starts again at {_at(state)}. ")
+            then += (f"The lists alone take {counted(pages, 'page')}, "
+                     f"{'as many as' if pages == settings.daily_quota else 'more than'} the "
+                     f"{settings.daily_quota} requests the daily_quota setting allows a day"
+                     + _lists_alone(state, pages > settings.daily_quota, repaged, rest))
         if state.ahead_day is not None:  # (not today's count: worded apart, with a way out)
             who, then = _ahead(settings, state, least)
     if unread is not None:
@@ -283,14 +281,37 @@ def _before_day(state: LedgerState) -> bool:
     return state.refused_at < state.day_ends - dt.timedelta(days=1)
 
 
+def _lists_alone(state: LedgerState, more: bool, repaged: bool, rest: str) -> str:
+    """What a load whose lists alone take the cap can do: ``more``, their pages are more
+    than it (a list is kept only whole, so every call pages it again from its first page);
+    ``repaged``, an export's (paged again each UTC day)."""
+    if more:
+        return (": no call completes the lists at this cap; raise daily_quota or narrow "
+                "the query.")
+    if not repaged:
+        return (": a call that pages them again fetches no profile, so call the same loader "
+                f"again while they are cached (younger than max_age, without refresh){rest},"
+                " or raise daily_quota or narrow the query.")
+    if state.day_ends is not None and state.day_ends.date() == utcnow().date():
+        # quota_reset: a new count before this UTC day ends, when today's lists still serve
+        return (f", and an export pages them again each UTC day: a run from {_at(state)} "
+                "(quota_reset) until this UTC day ends uses today's lists, cached, and has "
+                "the cap for profiles; a run at another time has no request left for a "
+                "profile at this cap: raise daily_quota or narrow the query.")
+    return (", and an export pages them again each day: no request is left for a profile "
+            "at this cap; raise daily_quota or narrow the query.")
+
+
 def _ahead(settings: Settings, state: LedgerState, least: str) -> tuple[str, str]:
     """The daily_quota stop when the ledger's day is more than one after this clock's: who
     refused and what now (the ledger cannot tell whose clock is wrong)."""
     now = utcnow() - dt.timedelta(hours=(r := state.reset or dt.time(0)).hour, minutes=r.minute)
     days = (dt.date.fromisoformat(state.day) - now.date()).days
+    clock = ("this clock's day" if state.reset is None else
+             f"the day counted from {r:%H:%M} UTC (quota_reset) that this clock is in,")
     who = (f"the daily_quota setting ({counted(settings.daily_quota, 'request')}) is reached: "
            f"{least}{counted(state.sent, 'request')} are counted on {state.day}, "
-           f"{days} days after this clock's day {now.date()}, with this key from this cache dir")
+           f"{days} days after {clock} {now.date()}, with this key from this cache dir")
     then = ("Either a run's clock was ahead, or this clock is behind: check it. The count "
             f"holds until {_at(state)}. If this clock is right, icoframes.clear_cache("
             "ledgers='only') (from a shell: icoframes cache clear --ledgers-only) forgets "
