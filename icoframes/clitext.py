@@ -47,6 +47,10 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
     (r"call the same loader again", "run the same command again"),
     (r"icoframes\.clear_cache\(ledgers=(?:True|'only')\) \(from a shell: (icoframes cache "
      r"clear --ledgers(?:-only)?)\)", r"\1, with this run's --cache-dir and variables,"),
+    (r"^ledgers=True forgets this key's", "--ledgers forgets this key's"),
+    (r"^ledgers='only' forgets this key's", "--ledgers-only forgets this key's"),
+    (r"\(public_key, ICOFRAMES_PUBLIC_KEY\); nothing was deleted",
+     "(ICOFRAMES_PUBLIC_KEY); nothing was deleted"),
     # a cache the command cannot write: it has no offline mode to offer instead
     (r"Use offline=True, or a writable cache_dir\.", "Use a writable --cache-dir."),
     (r"; use offline=True or a writable cache_dir", "; use a writable --cache-dir"),

@@ -132,7 +132,8 @@ def test_the_command_forgets_the_count_alone_refuses_without_the_key_and_says_no
     folders = sorted(p.name for p in cache.iterdir())
     for flag in ("--ledgers-only", "--ledgers"):  # no key: refused, nothing deleted
         code, out, err = _run(_env(sb, cache, public_key=True), "cache", "clear", flag)
-        assert code == EXIT_USAGE and "ICOFRAMES_PUBLIC_KEY" in err, (out, err)
+        assert code == EXIT_USAGE and "ICOFRAMES_PUBLIC_KEY); nothing was deleted" in err, err
+        assert f"{flag} forgets this key's request count" in err, err
         assert sorted(p.name for p in cache.iterdir()) == folders
     code, out, err = _run(_env(sb, cache), "cache", "clear", "--ledgers-only")
     assert code == EXIT_OK and "request count forgotten; the cache is kept" in out, (out, err)

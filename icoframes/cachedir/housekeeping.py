@@ -316,9 +316,10 @@ def key_of_count(public_key: str | None, *, only: bool) -> str:
     """The public key whose count ``clear_cache(ledgers=...)`` forgets; refused before
     anything is deleted when none is configured (a count is kept per key)."""
     if not public_key:
-        raise ConfigError(f"ledgers={'only' if only else True!r} forgets this key's request "
-                          "count, which is kept per key: configure the public key of that "
-                          "count (public_key, ICOFRAMES_PUBLIC_KEY); nothing was deleted")
+        raise ConfigError(("ledgers='only' forgets this key's" if only else "ledgers=True "
+                           "forgets this key's") + " request count, which is kept per key: "
+                          "configure the public key of that count (public_key, "
+                          "ICOFRAMES_PUBLIC_KEY); nothing was deleted")
     return public_key
 
 
