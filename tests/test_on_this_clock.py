@@ -20,15 +20,18 @@ _CHILD = ("import sys, datetime\nimport icoframes\nprint('ready', flush=True)\n"
 
 def test_a_child_reads_the_clock_the_test_reads_not_one_behind_by_its_start():
     with noon():
-        child = subprocess.Popen([sys.executable, "-c", on_this_clock(_CHILD)], text=True,
+        cmd = on_this_clock(_CHILD)
+        # the test's clock once the command is built: a child whose clock was fixed while
+        # building it reads earlier than this; one that reads the test's clock when it
+        # starts reads later, by its whole start and imports (far more than any preemption
+        # between the test's reads and the child's, which a tighter bound would trip on)
+        built = dt.datetime.now(dt.UTC).timestamp()
+        child = subprocess.Popen([sys.executable, "-c", cmd], text=True,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         try:
             assert child.stdout is not None and child.stdout.readline() == "ready\n"
-            before = dt.datetime.now(dt.UTC).timestamp()  # the test's clock, then the child's
             read, _ = child.communicate("go\n", timeout=HANG_GUARD)
         finally:
             child.kill()
             child.wait(timeout=HANG_GUARD)
-    # (10 us: the readings are rounded to the microsecond; a child behind by its start read
-    # the moment the test built the command, its start and imports before "ready" earlier)
-    assert float(read) >= before - 1e-5, (float(read), before)
+    assert float(read) >= built, (float(read), built)
