@@ -9,6 +9,7 @@ by another uid), then loads over loopback from the sandbox, which counts the req
 from __future__ import annotations
 
 import os
+import pwd
 import sqlite3
 import warnings
 from pathlib import Path
@@ -21,6 +22,7 @@ import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
 from icoframes.store.db import CacheFolderRefused, Database
+from icoframes.store.folders import check_cache_dir
 
 NARROWER = {"status": "past", "category": "Finance"}  # answered from the cached past list
 
@@ -146,7 +148,10 @@ def test_a_cache_dir_that_is_another_users_link_is_refused(cfg, tmp_path):
         pytest.skip("needs root to give a link to another user")
     target = tmp_path / "victims"
     target.mkdir(mode=0o700)
-    planted = tmp_path / "shared-cache"  # as in a sticky /tmp, by uid 4242
+    shared = tmp_path / "tmp"  # as /tmp: sticky, anyone may write to it
+    shared.mkdir()
+    shared.chmod(0o1777)
+    planted = shared / "shared-cache"  # by uid 4242
     planted.symlink_to(target)
     os.lchown(planted, 4242, 4242)
     icoframes.configure(**cfg.settings(), cache_dir=planted)
@@ -176,10 +181,52 @@ def test_a_cache_dir_whose_way_leads_through_another_users_link_is_refused(cfg, 
         icoframes.configure(**cfg.settings(), cache_dir=cache_dir)
         with pytest.raises(CacheFolderRefused) as caught:
             icoframes.load_icos(status="past", progress=False)
-        assert (f"on its way, {planted} is a symbolic link of another user (uid 4242"
-                in str(caught.value))
+        assert (f"on its way, {planted} is a symbolic link of another user (uid 4242; you are "
+                f"uid 0) in {shared}, a folder others may write to" in str(caught.value))
     assert list(target.iterdir()) == [] and cfg.stats.requests.get("ico", 0) == 0
     os.lchown(planted, os.getuid(), os.getgid())  # one's own links: followed, as before
     icoframes.configure(**cfg.settings(), cache_dir=mine / "cache")
     assert icoframes.load_icos(status="past", progress=False)["id"].tolist()
     assert [path.name for path in target.iterdir()] == ["cache"]
+
+
+def _linked(link: Path, target: Path) -> Path:
+    link.parent.mkdir(parents=True, exist_ok=True)
+    target.mkdir(exist_ok=True)
+    link.symlink_to(target)
+    return link
+
+
+def test_another_users_link_is_followed_where_no_one_else_may_change_it(cfg, tmp_path):
+    # a link of uid 4242's in its own folder (root in a container, under the host user's
+    # checkout), and one in a folder of root's (an admin's per-user link, chown -h): only the
+    # link's owner or root could have put it there, and a link cannot be changed in place
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a link to another user")
+    own = _linked(tmp_path / "ws" / "data", tmp_path / "big")
+    os.lchown(own, 4242, 4242)
+    os.chown(own.parent, 4242, 4242)
+    os.lchown(admins := _linked(tmp_path / "scratch" / "alice", tmp_path / "big"), 4242, 4242)
+    for n, link in enumerate((own, admins)):
+        icoframes.configure(**cfg.settings(), cache_dir=link / f"cache{n}")
+        assert icoframes.load_icos(status="past", progress=False)["id"].tolist()
+    assert sorted(path.name for path in (tmp_path / "big").iterdir()) == ["cache0", "cache1"]
+
+
+def test_the_refusal_names_the_links_owner_where_it_leads_and_what_to_set(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a link to another user")
+    nobody = pwd.getpwnam("nobody")
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    shared.chmod(0o770)  # group-writable, not sticky: as shared
+    os.lchown(_linked(shared / "proj", tmp_path / "data"), nobody.pw_uid, nobody.pw_gid)
+    with pytest.raises(CacheFolderRefused) as caught:
+        check_cache_dir(shared / "proj" / "cache", create=True)
+    assert (f"on its way, {shared / 'proj'} is a symbolic link of another user (nobody, uid "
+            f"{nobody.pw_uid}; you are uid 0) in {shared}, a folder others may write to: "
+            f"whoever put it there chose where it leads ({tmp_path / 'data'}). If you trust "
+            f"the link, set cache_dir to {tmp_path / 'data' / 'cache'}; if not: "
+            in str(caught.value))
+    assert list((tmp_path / "data").iterdir()) == []
+

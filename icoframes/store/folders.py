@@ -84,13 +84,10 @@ def _make(path: Path, first: str, *, again: bool = True) -> None:
 def _checked(path: Path, what: str, *, create: bool, follow: bool,
              first: str | None = None) -> bool:
     """Whether ``path`` exists, refused unless a folder of this user others cannot write to;
-    ``follow``: it may be a link (the cache dir on another disk), but not another user's,
-    nor lead through one (checked before anything is made)."""
-    if follow and hasattr(os, "getuid") and (link := _others_link(path)) is not None:
-        raise CacheFolderRefused(
-            f"{what} {path} is refused: {'it' if link[0] == path else f'on its way, {link[0]}'}"
-            f" is a symbolic link of another user (uid {link[1]}; you are uid {os.getuid()}): "
-            f"whoever owns it chose where it points. {SET_CACHE_DIR}")
+    ``follow``: it may be a link (the cache dir on another disk), but neither it nor one on
+    its way may be a link another user may have planted (checked before anything is made)."""
+    if follow and hasattr(os, "getuid"):
+        _refuse_planted(path, what)
     try:
         info = path.stat() if follow else path.lstat()
     except (FileNotFoundError, NotADirectoryError):
@@ -122,31 +119,51 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
                              + (f". {SET_CACHE_DIR}" if follow else ""))
 
 
-def _others_link(path: Path) -> tuple[Path, int] | None:
-    """The first symbolic link of another user (neither this one nor root) on the way to
-    ``path``, followed as the kernel does, and its owner; None: none up to where the way
-    cannot be seen (a missing folder is one this user makes). Whoever planted it (in a shared
-    /tmp: the cache dir or a folder above) picks where the cache goes: refused as
-    ``fs.protected_symlinks`` would where that is off, and outside sticky folders too."""
+def _refuse_planted(path: Path, what: str) -> None:
+    """Refuse ``path`` when a link on its way may have been planted (:func:`_planted_link`)."""
+    if (planted := _planted_link(path)) is None:
+        return
+    (link, owner), name = planted, ""
+    with contextlib.suppress(ImportError, KeyError):
+        import pwd  # (none on Windows, which never gets here)
+        name = f"{pwd.getpwuid(owner).pw_name}, "
+    raise CacheFolderRefused(
+        f"{what} {path} is refused: {'it' if link == path else f'on its way, {link}'} is a "
+        f"symbolic link of another user ({name}uid {owner}; you are uid {os.getuid()}) in "
+        f"{link.parent}, a folder others may write to: whoever put it there chose where it "
+        f"leads ({os.path.realpath(link)}). If you trust the link, set cache_dir to "
+        f"{os.path.realpath(path)}; if not: {SET_CACHE_DIR}")
+
+
+def _planted_link(path: Path) -> tuple[Path, int] | None:
+    """The first symbolic link on the way to ``path`` (followed as the kernel does) that
+    another user may have planted: one of neither this user nor root, in a folder others
+    than its owner may write to (sticky, group- or world-writable) that its owner does not
+    own. That is ``fs.protected_symlinks``' rule, also in shared folders without the sticky
+    bit; elsewhere the link's owner can change nothing they could not change before (a link
+    cannot be changed in place). The link and its owner; None: none, up to where the way
+    cannot be seen (a missing folder is one this user makes)."""
     at, parts, hops = Path(path.anchor), list(path.parts[bool(path.anchor):]), 0
     while parts and hops <= 40:  # (more: a loop, which the kernel refuses when it is used)
         if (part := parts.pop(0)) == "..":
             at = at.parent if at.name not in ("", "..") else at / part
             continue
         try:
-            link = stat.S_ISLNK((info := (at / part).lstat()).st_mode)
+            info = (at / part).lstat()
+            if (link := stat.S_ISLNK(info.st_mode)) and info.st_uid not in (os.getuid(), 0):
+                held = at.stat()
+                if held.st_mode & (stat.S_ISVTX | 0o022) and held.st_uid != info.st_uid:
+                    return at / part, info.st_uid
         except (FileNotFoundError, NotADirectoryError):
             link = False  # (a folder this user makes)
         except OSError:
             return None
-        if not link:
+        target = Path(os.readlink(at / part)) if link else None
+        if target is None:
             at = at / part
-        elif info.st_uid not in (os.getuid(), 0):
-            return at / part, info.st_uid
         else:
-            target, hops = Path(os.readlink(at / part)), hops + 1
-            at, parts = (Path(target.anchor) if target.anchor else at), [
-                *target.parts[bool(target.anchor):], *parts]
+            at, parts, hops = (Path(target.anchor) if target.anchor else at), [
+                *target.parts[bool(target.anchor):], *parts], hops + 1
     return None
 
 
