@@ -230,3 +230,42 @@ def test_the_refusal_names_the_links_owner_where_it_leads_and_what_to_set(tmp_pa
             in str(caught.value))
     assert list((tmp_path / "data").iterdir()) == []
 
+
+def test_a_link_planted_between_the_check_and_the_make_is_refused(tmp_path, monkeypatch):
+    # the folder above the cache dir missing at the check: another user's link put there
+    # before mkdir makes it (followed by mkdir) is found by the check after the make
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a link to another user")
+    shared, victim = tmp_path / "tmp", tmp_path / "victim"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim.mkdir(mode=0o700)
+    mkdir = Path.mkdir
+
+    def planting_first(self, *args, **kwargs):
+        if not (planted := shared / "project").is_symlink():
+            planted.symlink_to(victim)
+            os.lchown(planted, 4242, 4242)
+        return mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", planting_first)
+    with pytest.raises(CacheFolderRefused, match="is a symbolic link of another user"):
+        check_cache_dir(shared / "project" / "cache", create=True)
+    assert (shared / "project").is_symlink() and list(victim.iterdir()) == []
+
+
+def test_a_link_replaced_by_a_folder_while_checked_is_refused_with_words(tmp_path, monkeypatch):
+    mine = _linked(tmp_path / "mine", tmp_path / "real")
+    readlink = os.readlink
+
+    def swapping_first(path, *args, **kwargs):
+        if mine.is_symlink():
+            mine.unlink()
+            mine.mkdir()
+        return readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", swapping_first)
+    with pytest.raises(CacheFolderRefused) as caught:
+        check_cache_dir(mine / "cache", create=True)
+    assert f"{mine}, on the way to {mine / 'cache'}, changed while it was checked" in str(
+        caught.value)

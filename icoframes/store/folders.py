@@ -85,7 +85,7 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
              first: str | None = None) -> bool:
     """Whether ``path`` exists, refused unless a folder of this user others cannot write to;
     ``follow``: it may be a link (the cache dir on another disk), but neither it nor one on
-    its way may be a link another user may have planted (checked before anything is made)."""
+    its way may be a link another user may have planted (checked before and after a make)."""
     if follow and hasattr(os, "getuid"):
         _refuse_planted(path, what)
     try:
@@ -95,6 +95,8 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
             return False
         if first is None:
             path.mkdir(mode=0o700, parents=follow, exist_ok=True)
+            if follow and hasattr(os, "getuid"):  # a link planted meanwhile where it was
+                _refuse_planted(path, what, made=True)  # missing: what was made is in it
         else:
             _make(path, first)
         info = path.stat() if follow else path.lstat()
@@ -119,11 +121,15 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool,
                              + (f". {SET_CACHE_DIR}" if follow else ""))
 
 
-def _refuse_planted(path: Path, what: str) -> None:
-    """Refuse ``path`` when a link on its way may have been planted (:func:`_planted_link`)."""
+def _refuse_planted(path: Path, what: str, *, made: bool = False) -> None:
+    """Refuse ``path`` when a link on its way may have been planted (:func:`_planted_link`);
+    ``made``: the folder just made there is removed (empty)."""
     if (planted := _planted_link(path)) is None:
         return
     (link, owner), name = planted, ""
+    if made:
+        with contextlib.suppress(OSError):
+            path.rmdir()
     with contextlib.suppress(ImportError, KeyError):
         import pwd  # (none on Windows, which never gets here)
         name = f"{pwd.getpwuid(owner).pw_name}, "
@@ -154,11 +160,15 @@ def _planted_link(path: Path) -> tuple[Path, int] | None:
                 held = at.stat()
                 if held.st_mode & (stat.S_ISVTX | 0o022) and held.st_uid != info.st_uid:
                     return at / part, info.st_uid
+            target = Path(os.readlink(at / part)) if link else None
         except (FileNotFoundError, NotADirectoryError):
-            link = False  # (a folder this user makes)
-        except OSError:
-            return None
-        target = Path(os.readlink(at / part)) if link else None
+            target = None  # (a folder this user makes)
+        except OSError as exc:
+            if exc.errno != errno.EINVAL:
+                return None
+            raise CacheFolderRefused(  # a link replaced by a folder while it was looked at
+                f"{at / part}, on the way to {path}, changed while it was checked (a symbolic "
+                f"link, then not): if someone else may write to {at}, {SET_CACHE_DIR}") from None
         if target is None:
             at = at / part
         else:
