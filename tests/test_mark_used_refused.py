@@ -112,3 +112,36 @@ def test_a_mark_its_user_may_not_write_is_left_as_it_is(tmp_path):
             os._exit(code)
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
     assert mark.stat().st_mtime == OLD
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="only root can run as another user (whom file modes then bind)")
+def test_a_read_only_mark_in_a_folder_still_written_is_touched(tmp_path):
+    # only the mark made read-only (chmod 400 .last_used): its folder is written, so a use
+    # must show, or a prune takes the folder just used for unused
+    import pwd
+
+    from test_safety import _other_uid
+
+    user = pwd.getpwuid(_other_uid())
+    folder = tmp_path / "cache" / "svc"
+    folder.mkdir(parents=True, mode=0o700)
+    mark = folder / USED_MARK
+    mark.touch()
+    os.utime(mark, (OLD, OLD))
+    mark.chmod(0o400)
+    for path in (folder.parent, folder, mark):
+        os.chown(path, user.pw_uid, user.pw_gid)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.chdir(folder.parent)
+            os.setgid(user.pw_gid)
+            os.setuid(user.pw_uid)
+            mark_used("svc")
+            code = 0
+        finally:
+            os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert mark.stat().st_mtime != OLD

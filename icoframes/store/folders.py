@@ -322,9 +322,12 @@ def _replaced(fd: int, folder: Path) -> bool:
 
 def touch_mark(fd: int, folder: Path) -> None:
     """Touch the use mark of ``folder`` open on ``fd`` (the file opened, never a link put
-    in its place since); one this user may not write (opened read-only: a cache made read-only,
-    which its owner could still touch) is left as it is."""
-    if _FCNTL is None or _FCNTL.fcntl(fd, _FCNTL.F_GETFL) & os.O_ACCMODE != os.O_RDONLY:
+    in its place since); one opened read-only in a folder this user may not write either (a
+    cache made read-only, ``chmod -R a-w``, which its owner could still touch) is left as it
+    is. A mark alone read-only in a folder still written is touched: a folder just used must
+    not look unused to a prune."""
+    if (_FCNTL is None or _FCNTL.fcntl(fd, _FCNTL.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
+            or os.access(folder, os.W_OK)):
         os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK)
 
 
