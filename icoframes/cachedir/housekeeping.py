@@ -55,7 +55,8 @@ from .legacy import convert
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "USED_MARK",
            "CacheDirInfo", "CacheInfo", "CacheReport", "ServiceFolder", "clear_all", "describe",
-           "forget_count", "info", "last_used", "mark_used", "prune", "remove_folder", "scan"]
+           "forget_count", "info", "key_of_count", "last_used", "mark_used", "only_ledgers",
+           "prune", "remove_folder", "scan"]
 
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
