@@ -170,3 +170,60 @@ _DECLINED = ("import json, logging, icoframes\nlogging.basicConfig(level=logging
              "df = icoframes.load_icos(progress=False)\n"
              "print(json.dumps({q['params']['status']: q.get('cache_declined') "
              "for q in df.attrs['icoframes']['queries']}))\n")
+
+
+def test_a_run_finding_its_peers_new_list_beside_one_it_pages_again_waits_for_that_one(
+        sb, tmp_path, monkeypatch):
+    """Every list is cached by one load without a status (just now: one moment); then a past
+    ICO starts (the service lists it as ongoing). Process A (no status, ``refresh=True``)
+    pages the three again; its ongoing page 1 is held at the server once it kept past. Load
+    B (no status) starts then: its lists are within the window of each other, but past is
+    A's new copy, kept since A claimed ongoing, which B's copy is older than. B used them as
+    one moment, paying nothing: the moved ICO was in neither list. B now waits for A's
+    ongoing."""
+    code, log = _finish(_child(sb, tmp_path, "import icoframes\n"
+                               "icoframes.load_icos(progress=False)\n"))
+    assert code == 0, log
+    cache = Cache(tmp_path / "cache", sb.settings()["service_name"])
+    warm = cache.list_fetched_at({"status": "past"})
+    assert warm is not None
+    moved = sb.directory.ids("past")[0]
+    sb.update_ico(moved, status="ongoing")
+    lock, release = threading.Lock(), threading.Event()
+    asked: list[str] = []
+    real_list = service.Service._list
+
+    def listed(self, params):  # the server's answer to one list request
+        with lock:
+            asked.append(status := params.get("status"))
+            first = status == "ongoing" and asked.count(status) == 1
+        if first:  # A's ongoing page 1: held until B waits (or ends)
+            assert release.wait(HANG_GUARD)
+        return real_list(self, params)
+
+    monkeypatch.setattr(service.Service, "_list", listed)
+    said: list[str] = []
+    children = [_child(sb, tmp_path, "import icoframes\n"
+                       "icoframes.load_icos(refresh=True, progress=False)\n")]
+    try:  # A kept past again
+        assert wait_until(lambda: cache.list_fetched_at({"status": "past"}) != warm)
+        children.append(_child(sb, tmp_path, _ROWS, str(moved)))
+        reader = _logged(children[1], said, lambda line: WAITS in line, release)
+        assert release.wait(HANG_GUARD)
+    finally:
+        release.set()
+    code_a, log_a = _finish(children[0])
+    assert children[1].wait(HANG_GUARD) == 0, "".join(said)
+    reader.join(HANG_GUARD)
+    assert children[1].stdout is not None
+    got, log_b = json.loads(children[1].stdout.read()), "".join(said)
+    assert code_a == 0, log_a
+    assert got == {"rows": len(sb.directory.ids()), "moved": 1}, log_b
+    assert f"{WAITS}: this load waits for it" in log_b
+
+
+#: A load without a status, its waits logged: its rows, and how many are the ICO in argv.
+_ROWS = ("import json, logging, sys, icoframes\nlogging.basicConfig(level=logging.INFO)\n"
+         "df = icoframes.load_icos(progress=False)\n"
+         "moved = int((df['id'] == int(sys.argv[1])).sum())\n"
+         "print(json.dumps({'rows': len(df), 'moved': moved}))\n")

@@ -13,8 +13,9 @@ A list another process sharing the cache dir is paging is waited for instead; th
 process's claim sets the moment: of the others, those it pages too are waited for, those
 kept since its claim (or within the window before it) are used as cached, and the older
 ones are paged together (:func:`page_together`). A load that finds every list cached, but of
-two moments (one cached more than the window before the newest), waits so for an older one
-such a process is paging again right then (:data:`WAITED`). When an ICO is
+two moments (one cached more than the window before the newest, or cached before such a
+process claimed it while another list was kept since: that process's new copy), waits so for
+that one, which the process is paging again right then (:data:`WAITED`). When an ICO is
 still listed twice, the row of the list that listed it last is the one kept
 (:func:`one_row_each`); a row kept from an earlier list gives way to the same ICO listed
 later by another query (:func:`listed_now_wins`). A load whose every list is answered from
@@ -96,7 +97,8 @@ class Sharing(Protocol):
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool: ...
 
-    def paged_elsewhere(self, queries: list[ListQuery]) -> list[ListQuery]: ...
+    def paged_elsewhere(self, queries: list[ListQuery]
+                        ) -> list[tuple[ListQuery, dt.datetime | None]]: ...
 
     def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
               ) -> bool | None: ...
@@ -123,8 +125,9 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     swap and write nothing; one older is paged together, as when this load pages a list
     itself, else an ICO that moved between the two pagings would be in no list. A load
     without a status that pages none of its lists, cached at two moments, waits so for one
-    cached more than the window before the newest that another process is paging again
-    right then (``lists.paged_elsewhere``: that process's newer lists and the older copy are
+    another process is paging again right then (``lists.paged_elsewhere``) that is cached
+    more than the window before the newest, or before that process's claim while another
+    list was kept since (:func:`_busy`: that process's newer lists and the older copy are
     of two moments); lists of one moment are used as cached, whatever is paged meanwhile.
     Each query
     comes with its fallback should its paging bring nothing: its own cached list (its
@@ -148,10 +151,7 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
         # older copy and the newer ones that process kept, and an ICO that moved between
         # them may be in none. Lists of one moment agree with each other: used as cached
         when = [first_listed(q, None) for q, _ in found]
-        newest = max((w for w in when if w is not None), default=None)
-        older = [q for (q, _), w in zip(found, when, strict=True)
-                 if w is not None and newest is not None and newest - w > TOGETHER_WINDOW]
-        busy = {id(q) for q in lists.paged_elsewhere(older)}
+        busy = {id(q) for q in _busy(found, when, lists.paged_elsewhere([q for q, _ in found]))}
         for n, (query, _) in enumerate(found):
             if id(query) in busy:
                 waited, own, fallbacks[id(waited)] = _again(query, find, WAITED)
@@ -196,6 +196,19 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     kept = dict(zip(map(id, answered), _kept(answered), strict=True))
     return [(query, fallback, None if query.frame is None else query.frame[kept[id(query)]],
              bool(mine.get(id(query)))) for query, _, fallback in used]
+
+
+def _busy(found: list[Found], when: list[dt.datetime | None],
+          held: list[tuple[ListQuery, dt.datetime | None]]) -> list[ListQuery]:
+    """Of a load's lists, all cached (listed from ``when``), those ``held`` (another process
+    pages them again, claimed then) that are not of the moment of the others: cached more
+    than the window before the newest, or before that process claimed it while another list
+    was cached since (that process's new copy, a few seconds newer: within the window of
+    this one, but of a moment after it). Lists all older than the claim are of one moment."""
+    newest = max((w for w in when if w is not None), default=None)
+    at = {id(q): w for (q, _), w in zip(found, when, strict=True)}
+    return [q for q, claimed in held if (w := at[id(q)]) is not None and newest is not None and (
+        newest - w > TOGETHER_WINDOW or (claimed is not None and w < claimed <= newest))]
 
 
 def _within(cached: dt.datetime, moment: dt.datetime, now: dt.datetime) -> bool:

@@ -93,14 +93,17 @@ class SharedLists:
             self._wait(query, stored, bool(taken))
         return bool(mine)
 
-    def paged_elsewhere(self, queries: list[ListQuery]) -> list[ListQuery]:
+    def paged_elsewhere(self, queries: list[ListQuery]
+                        ) -> list[tuple[ListQuery, dt.datetime | None]]:
         """Of ``queries`` (answered from the cache), those another live process is paging
-        right now (its claim on the list taken): a read, nothing claimed; none in a
-        read-only cache (this load claims nothing there, so it waits for nothing)."""
+        right now (its claim on the list taken), each with when that process claimed it (in
+        ms; None: not known): a read, nothing claimed; none in a read-only cache (this load
+        claims nothing there, so it waits for nothing)."""
         if not queries or (db := self.cache.database(write=False)) is None:
             return []
         held = held_now(db, [list_claim_id(q.params) for q in queries])
-        return [] if db.read_only else [q for q in queries if list_claim_id(q.params) in held]
+        return [] if db.read_only else [(q, _in_ms(held[i])) for q in queries
+                                        if (i := list_claim_id(q.params)) in held]
 
     def share(self, query: ListQuery, stored: Stored | None, since: dt.datetime
               ) -> bool | None:
@@ -123,8 +126,8 @@ class SharedLists:
         """Wait for ``query``'s list, which another process claimed (and is paging if
         ``taken``), and take that claim's moment."""
         at = self._claims().moments.get(list_claim_id(query.params))
-        at = math.floor((time.time() if at is None else at) * 1000) / 1000  # (lists: in ms)
-        moment = dt.datetime.fromtimestamp(at, dt.UTC)
+        moment = _in_ms(time.time() if at is None else at)
+        assert moment is not None
         self.moment = moment if self.moment is None else max(self.moment, moment)
         self.waiting.append((query, stored))
         if taken:  # said: a run that pays none of this list's pages, and why it waits
@@ -183,3 +186,8 @@ class SharedLists:
                 still.append((query, stored))
         self.waiting = still
         return arrived, to_page
+
+
+def _in_ms(at: float | None) -> dt.datetime | None:
+    """A claim's time (POSIX seconds) as a list's times are kept: in ms."""
+    return None if at is None else dt.datetime.fromtimestamp(math.floor(at * 1000) / 1000, dt.UTC)

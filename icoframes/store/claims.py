@@ -82,16 +82,25 @@ def _holds(owner: str, pid: int, host: str, alive: dict[tuple[int, str], bool]) 
     return alive[(pid, host)]
 
 
-def held_now(db: Database, ids: Iterable[int]) -> set[int]:
+def held_now(db: Database, ids: Iterable[int]) -> dict[int, float | None]:
     """Of ``ids``, those a live crawl holds now (another process's, or another crawl of
-    this one): a read, nothing claimed (a read-only cache's too)."""
+    this one), each with when that crawl claimed it (POSIX seconds; None: not kept, an older
+    version's claim): a read, nothing claimed (a read-only cache's too)."""
     listed, now = json.dumps(sorted({int(i) for i in ids})), time.time()
     with db.read() as conn:
         rows = [] if conn is None else conn.execute(
             f"SELECT id, owner, pid, host FROM claims WHERE {IDS_IN} AND expires > ? "
             "AND expires <= ?", (listed, now, now + 2 * LEASE)).fetchall()
+        at: dict[tuple[int, str], float] = {}
+        try:  # (no such table: no crawl of this version claimed in this cache yet)
+            if conn is not None and rows:
+                at = {(i, owner): when for i, owner, when in conn.execute(
+                    f"SELECT id, owner, at FROM claimed WHERE {IDS_IN}", (listed,))}
+        except sqlite3.OperationalError:
+            pass
     alive: dict[tuple[int, str], bool] = {}
-    return {i for i, owner, pid, host in rows if _holds(owner, pid, host, alive)}
+    return {i: at.get((i, owner)) for i, owner, pid, host in rows
+            if _holds(owner, pid, host, alive)}
 
 
 class Claims:
