@@ -17,8 +17,9 @@ from test_overlapping_exports import WAITS, _child, _earlier, _export, _finish, 
 from waiting import HANG_GUARD, wait_until
 
 from icoframes.fetch.moment import WAITED
-from icoframes.fetch.sharedlists import LAPSED
+from icoframes.fetch.sharedlists import LAPSED, RELEASED
 from icoframes.sandbox import service
+from icoframes.sandbox.service import Reply
 from icoframes.store.cache import Cache
 
 __all__ = ["sb"]  # (the fixture, shared with the other export tests)
@@ -164,6 +165,44 @@ def test_a_list_waited_for_whose_pager_died_says_this_load_paged_it(sb, tmp_path
     declined = json.loads(b.stdout.read())
     assert declined["ongoing"] == [WAITED, LAPSED], "".join(said)
 
+
+
+def test_a_list_waited_for_whose_pager_gave_it_up_says_so(sb, tmp_path, monkeypatch):
+    """As above, but A lives: its ongoing page 1 is refused (a 400, not retried) once B
+    waits, and A gives its claim up without keeping the list. B pages ongoing itself; its
+    ``cache_declined`` said A stopped or died and its claim lapsed, neither of which is true."""
+    with _earlier():
+        code, log = _finish(_load(sb, tmp_path, "ongoing", "upcoming"))
+    assert code == 0, log
+    code, log = _finish(_load(sb, tmp_path, "past"))
+    assert code == 0, log
+    held, release = threading.Event(), threading.Event()
+    real_list = service.Service._list
+
+    def listed(self, params):  # A's ongoing page 1: held until B waits, then refused
+        if params.get("status") == "ongoing" and not held.is_set():
+            held.set()
+            assert release.wait(HANG_GUARD)
+            return Reply(400, {"error": "refused by the test"})
+        return real_list(self, params)
+
+    monkeypatch.setattr(service.Service, "_list", listed)
+    said: list[str] = []
+    a = _child(sb, tmp_path, "import icoframes\nicoframes.load_icos(status='ongoing', "
+               "refresh=True, progress=False)\n")
+    try:
+        assert held.wait(HANG_GUARD)
+        b = _child(sb, tmp_path, _DECLINED)
+        reader = _logged(b, said, lambda line: WAITS in line, release)
+        assert release.wait(HANG_GUARD)
+    finally:
+        release.set()
+    code_a, log_a = _finish(a)
+    assert b.wait(HANG_GUARD) == 0, "".join(said)
+    reader.join(HANG_GUARD)
+    assert b.stdout is not None
+    declined = json.loads(b.stdout.read())
+    assert declined["ongoing"] == [WAITED, RELEASED], (code_a, log_a, "".join(said))
 
 #: A load without a status, its waits logged: each list's cache_declined.
 _DECLINED = ("import json, logging, icoframes\nlogging.basicConfig(level=logging.INFO)\n"

@@ -82,7 +82,8 @@ WITHIN = ("used as cached, as of this load's moment: listed from {cached:%Y-%m-%
 
 #: Why a list a load without a status that pages none could answer from the cache is waited
 #: for instead: another process sharing the cache dir is paging it again right then (should
-#: that process stop first, :data:`~.sharedlists.LAPSED` follows: paged by this load).
+#: that process stop or give up first, :data:`~.sharedlists.LAPSED` or
+#: :data:`~.sharedlists.RELEASED` follows: paged by this load).
 WAITED = ("paged again right then by another process sharing the cache dir, so waited for: a "
           "load without a status takes its lists of one moment, so that an ICO that moved "
           "between statuses since the cached list is listed once, under its status now")

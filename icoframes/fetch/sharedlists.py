@@ -31,7 +31,7 @@ from ..store.claims import Claims, held_now
 from .listclock import SKEW
 from .paging import ListQuery
 
-__all__ = ["LAPSED", "SharedLists", "list_claim_id"]
+__all__ = ["LAPSED", "RELEASED", "SharedLists", "list_claim_id"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,10 @@ log = logging.getLogger(__name__)
 #: the process paging it stopped or died first: this load paged it itself.
 LAPSED = ("the process paging it stopped or died before it kept the list (its claim lapsed): "
           "paged by this load itself")
+#: The same, when that process gave its claim up without keeping the list (alive: its paging
+#: failed, or ended early: a timeout, the daily limit, an interrupt).
+RELEASED = ("the process paging it gave up its claim without keeping the list (its paging "
+            "failed or ended early): paged by this load itself")
 
 
 def list_claim_id(params: dict[str, Any]) -> int:
@@ -171,11 +175,13 @@ class SharedLists:
         arrived, to_page, still = [], [], []
         for query, stored in self.waiting:
             kept = self._kept(query, stored)
-            if kept is None and self._claims().claim([list_claim_id(query.params)])[0]:
+            claims = self._claims()
+            if kept is None and claims.claim([list_claim_id(query.params)])[0]:
                 kept = self._kept(query, stored)  # kept and released since the look above
                 if kept is None:
                     if query.declined:  # (why the cache did not answer: and then this)
-                        query.declined = [*query.declined, LAPSED]
+                        lapsed = list_claim_id(query.params) in claims.lapsed
+                        query.declined = [*query.declined, LAPSED if lapsed else RELEASED]
                     to_page.append((query, stored))
                     continue
                 self.release(query)

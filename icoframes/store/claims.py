@@ -126,6 +126,9 @@ class Claims:
         #: When each id of the last ``timed`` :meth:`claim` was last claimed before it (POSIX
         #: seconds; its claim may be released since): none when not said (an older version).
         self.moments: dict[int, float] = {}
+        #: Of the ids the last :meth:`claim` made this crawl's, those another crawl's claim
+        #: on had lapsed (its lease over, or its process gone), not been released.
+        self.lapsed: set[int] = set()
         with self._db.write() as conn:  # claims that lapsed long ago go
             conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
             conn.execute(_CLAIMED)
@@ -163,16 +166,18 @@ class Claims:
         with self._db.write() as conn:
             arrived = set() if arrived_since is None else {row[0] for row in conn.execute(
                 f"SELECT id FROM profiles WHERE {IDS_IN} AND version > ?", (listed, arrived_since))}
-            others = conn.execute(f"SELECT id, owner, pid, host FROM claims WHERE {IDS_IN} "
-                                  "AND owner != ? AND expires > ? AND expires <= ?",
-                                  (listed, self.token, now, now + 2 * self.lease)).fetchall()
+            others = conn.execute(f"SELECT id, owner, pid, host, expires FROM claims WHERE "
+                                  f"{IDS_IN} AND owner != ?", (listed, self.token)).fetchall()
             alive: dict[tuple[int, str], bool] = {}
-            taken = {i for i, owner, pid, host in others if _holds(owner, pid, host, alive)}
+            taken = {i for i, owner, pid, host, expires in others if now < expires <= now + 2 *
+                     self.lease and _holds(owner, pid, host, alive)}
             mine = [i for i in wanted if i not in arrived and i not in taken]
+            # another crawl's row, not taken: its claim lapsed (no row: released, or none)
+            self.lapsed = {row[0] for row in others} - taken - arrived
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])
             if timed:
-                owners = {i: owner for i, owner, _, _ in others}
+                owners = {i: owner for i, owner, _, _, _ in others}
                 self.moments = {i: at for i, owner, at in conn.execute(
                     f"SELECT id, owner, at FROM claimed WHERE {IDS_IN}", (listed,))
                     if i not in taken or owners[i] == owner}
