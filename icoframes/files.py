@@ -157,7 +157,9 @@ def read_parquet_columns(path: Path, columns: list[str] | None) -> tuple[pa.Sche
         data = pa.BufferReader(file.read())
     schema = (parquet := pq.ParquetFile(data)).schema_arrow  # its footer parsed once
     held = None if columns is None else [c for c in columns if c in schema.names]
-    return schema, parquet.read(columns=held)
+    # on this thread: a pool task may drop the bytes after read returns, at exit in a C++
+    # destructor taking the GIL, and abort ("terminate called without an active exception")
+    return schema, parquet.read(columns=held, use_threads=False)
 
 
 def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:
