@@ -143,10 +143,10 @@ def atomic_write_table(table: pa.Table, path: Path) -> None:
 
 
 def read_parquet_table(path: Path) -> pa.Table:
-    """A Parquet file as an Arrow table, the file closed when this returns (not left to an
-    Arrow I/O thread, as ``pq.read_table(path)`` does: the folder could not be unmounted
-    right after a read). Never opened through a symbolic link nor waited on as a FIFO
-    (:func:`read_record`'s rule): ExportMismatch naming it damaged; FileNotFoundError if absent."""
+    """A Parquet file as an Arrow table, the file closed on return (not left to an Arrow I/O
+    thread as by ``pq.read_table(path)``: its folder could not be unmounted right after), never
+    opened through a link nor waited on as a FIFO (:func:`read_record`'s rule): ExportMismatch
+    naming it damaged; FileNotFoundError if absent."""
     return read_parquet_columns(path, None)[1]
 
 
@@ -157,8 +157,7 @@ def read_parquet_columns(path: Path, columns: list[str] | None) -> tuple[pa.Sche
         data = pa.BufferReader(file.read())
     schema = (parquet := pq.ParquetFile(data)).schema_arrow  # its footer parsed once
     held = None if columns is None else [c for c in columns if c in schema.names]
-    # on this thread: a pool task may drop the bytes after read returns, at exit in a C++
-    # destructor taking the GIL, and abort ("terminate called without an active exception")
+    # on this thread: a pool task freeing the bytes at exit aborts ("terminate called ...")
     return schema, parquet.read(columns=held, use_threads=False)
 
 
@@ -167,8 +166,7 @@ def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:
     raised then). For files written side by side: Arrow encodes and fsync waits without
     the GIL, so eleven table files take about a third of the time they take in turn."""
     with ThreadPoolExecutor(_WRITERS, thread_name_prefix="icoframes-write") as pool:
-        for _ in pool.map(write, items):
-            pass
+        list(pool.map(write, items))
 
 
 @contextlib.contextmanager
