@@ -198,7 +198,7 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         ``"(no unit)"``, ``"(no date)"``, ``"(no fetch date)"`` for a past
         ICO's price without ``fetched_at``, ``"(price direction doubtful)"`` for a price
         of the sale worth $1,000 a token or more, whose inverse the ICO's own hard cap and
-        tokens for sale confirm: :mod:`icoframes.money.direction`; never inverted) to the number
+        tokens for sale confirm: ``icoframes.money.direction``; never inverted) to the number
         of stated amounts left without a USD value; a warning says the same.
         ``attrs["price_direction_doubtful"]``, when ``token_price`` is converted, lists
         the ids of those ICOs, and a warning names them. Another warning
