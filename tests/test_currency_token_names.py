@@ -13,6 +13,7 @@ import pytest
 
 from icoframes.currencyfilter import tickers
 from icoframes.errors import InvalidParameter
+from icoframes.parse.units import written_amount
 from icoframes.queries import build_queries
 from icoframes.vocabulary import TOKEN_NAMES
 
@@ -33,6 +34,7 @@ def test_a_token_s_name_is_sent_as_its_ticker(given, sent):
 def test_every_name_the_parser_reads_for_a_token_is_taken():
     for code, names in TOKEN_NAMES.items():
         assert tickers(list(names), list(names)) == [code] * len(names)
+        assert [written_amount(f"5 {name}", None) for name in names] == [(5.0, code)] * len(names)
 
 
 @pytest.mark.parametrize(("given", "meant"), [

@@ -12,27 +12,14 @@ from __future__ import annotations
 import traceback
 
 import pytest
+from test_secret_key_pair import PRIVATE, keyless, sb
 
 import icoframes
 from icoframes import sandbox
 from icoframes.api import Client
 from icoframes.errors import ConfigError, InvalidParameter
 
-PRIVATE = "priv-" + "Q7x" * 12  # long enough to find in any output
-
-
-@pytest.fixture(scope="module")
-def sb():
-    with sandbox.serve(n_icos=10, seed=2, private_key=PRIVATE) as server:
-        yield server
-
-
-@pytest.fixture
-def keyless(cfg, monkeypatch):
-    """The sandbox configured, and no key variable in the environment."""
-    for name in ("ICOFRAMES_PUBLIC_KEY", "ICOFRAMES_PRIVATE_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return cfg
+__all__ = ["keyless", "sb"]  # (the fixtures, shared with the refusal tests)
 
 
 @pytest.fixture

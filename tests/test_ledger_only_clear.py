@@ -146,3 +146,14 @@ def test_the_command_forgets_the_count_alone_refuses_without_the_key_and_says_no
     code, out, _ = _run(_env(sb, cache), "cache", "--help")
     flat = " ".join(out.split())
     assert "--ledgers-only" in flat and "profiles are fetched again" in flat, flat
+
+
+@pytest.mark.filterwarnings("ignore::icoframes.errors.QuotaWarning")
+@pytest.mark.filterwarnings("ignore:.*dated after now:icoframes.CacheWarning")
+def test_clearing_every_service_with_ledgers_forgets_a_count_stored_days_ahead(sb, tmp_path):
+    _ahead_run(sb, tmp_path / "cache")
+    with time_machine.travel(RIGHT, tick=True):
+        assert icoframes.cache_info().quota.ahead_day == AHEAD.date().isoformat()
+        report = icoframes.clear_cache(all=True, ledgers=True)
+        assert any("#" in path for path in report.removed), report.removed
+        assert icoframes.cache_info().quota.sent == 0

@@ -76,3 +76,6 @@ def test_a_location_and_category_in_any_case_and_an_id_as_numpy_take(sb):
         sb.update_ico(ico, end="2030-01-01")
     sb.update_ico(ico, end=dt.datetime(2030, 1, 1), raised=1e6)  # a whole amount as a float
     assert sb.directory.record(ico).raised == 1_000_000
+    count = len(sb.directory.ids())
+    sb.update_ico(f" {ico}", name="Renamed")  # an id as text: that ICO changed, none added
+    assert sb.directory.record(ico).name == "Renamed" and len(sb.directory.ids()) == count

@@ -408,7 +408,8 @@ def clear_all(root: str | os.PathLike[str], *, ledgers: bool = False) -> CacheRe
     """
     now = utcnow()
     return _sweep(Path(root), unused_before=None, older_than=TEMP_GRACE, now=now,
-                  ledgers_before=now + _DAY if ledgers else None)
+                  # every count, one stored days ahead of this clock too
+                  ledgers_before=dt.datetime.max.replace(tzinfo=dt.UTC) if ledgers else None)
 
 
 def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, *,

@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameter, did_you_mean, quoted, warn
-from ..parse.units import FIAT_CODES, UNIT_ALIASES, canonical_units
+from ..parse.scales import KNOWN_UNITS
+from ..parse.units import canonical_units
 from ..queries import checked_keywords
-from ..vocabulary import ISO_CURRENCY_CODES, TOKEN_CODES
 from .direction import DOUBTFUL, doubtful_prices, said_doubtful
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
@@ -309,8 +309,7 @@ def _unmatched(table: pd.DataFrame, units: list[np.ndarray]) -> str:
     would blame its right name for amounts it could never have converted."""
     used = set(np.concatenate(units).tolist()) if units else set()
     names = sorted(name for name in set(table["currency"].tolist()) - used
-                   if name not in UNIT_ALIASES and name not in FIAT_CODES
-                   and name not in ISO_CURRENCY_CODES and name not in TOKEN_CODES)
+                   if name not in KNOWN_UNITS)
     if not names:
         return ""
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10 else "")

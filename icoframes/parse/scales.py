@@ -137,17 +137,19 @@ def canonical_unit(text: object) -> str | None:
 
 def code_as_written(code: str, text: str) -> bool:
     """The known code ``code``, which ``text`` spells, is read from it: a code that is an
-    English word (:data:`~icoframes.vocabulary.CAPITALS_ONLY`) only when written as the
-    code, in capitals (``"TRY"`` is the lira, ``"try"`` no code); any other always.
+    English word (:data:`~icoframes.vocabulary.CAPITALS_ONLY`) only when written in capitals
+    (``"TRY"`` is the lira, ``"try"`` no code); any other always, as a name of one always
+    (``"zencash"`` is ZEN, ``"zen"`` no code).
 
     Examples
     --------
     >>> code_as_written("TRY", " TRY "), code_as_written("TRY", "try")
     (True, False)
-    >>> code_as_written("EUR", "euro")
-    True
+    >>> code_as_written("EUR", "euro"), code_as_written("ZEN", "zencash")
+    (True, True)
     """
-    return code not in CAPITALS_ONLY or text.strip() == code
+    written = text.strip()
+    return code not in CAPITALS_ONLY or written == code or written.casefold() != code.casefold()
 
 
 def government_currency(text: object) -> bool:

@@ -170,7 +170,7 @@ class Directory:
         if end is not None and not isinstance(end, datetime):
             raise WrongType(f"invalid argument end={quoted(end)}: must be a datetime")
         with self._lock:
-            rec = self._records[self._known(ico_id)]
+            rec = self._records[ico_id := self._known(ico_id)]
             changes: dict[str, Any] = {}
             if status is not None:
                 changes["status"] = status
