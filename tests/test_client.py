@@ -175,12 +175,14 @@ def test_keys_are_stripped_and_unsendable_ones_fail_at_once(sb):
             icoframes.configure(private_key="abc\x00def")
     finally:
         icoframes.reset_configuration()
-    with Client(base_url=sb.base_url, public_key="bad\nkey", private_key="s",
-                retry=FAST_RETRY) as c:
-        with pytest.raises(APIError, match="could not be sent"):
-            c.filters()
-        assert c.attempts["filters"] == 1  # not retried
-        assert c.requests["filters"] == 0  # and it never reached the service
+    before = sb.stats.requests.total()
+    # a client reads its keys as configure() does: refused before any request (it was sent,
+    # "could not be sent", the public key quoted from requests' header check)
+    with pytest.raises(InvalidParameter) as refused:
+        Client(base_url=sb.base_url, public_key="bad\nkey", private_key="s", retry=FAST_RETRY)
+    assert str(refused.value) == ("invalid public_key='bad\\nkey': must be a non-empty string "
+                                  "without control characters")
+    assert sb.stats.requests.total() == before
 
 
 def test_quota_exceeded_is_not_retried(one_ledger_day):  # the sandbox counts per UTC day

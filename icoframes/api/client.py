@@ -33,7 +33,7 @@ from ..errors import APIError, ConfigError, InvalidParameter, NotFound, QuotaExc
 from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .attempts import Attempts
-from .auth import sign, url_and_auth
+from .auth import key_refusal, sign, url_and_auth
 from .blame import status_error
 from .control import LoadControl, profile_item
 from .counts import Budget, Counter
@@ -94,8 +94,8 @@ class Client:
         (``http://user:pass@host``) goes as HTTP Basic auth (unless the session
         has its own ``auth``), never in a URL: ``base_url`` shows it as ``<hidden>``.
     public_key, private_key : str
-        The key pair. The private key only signs; it is never shown (a string
-        is wrapped in a :class:`~icoframes.secret.Secret` at once).
+        The key pair, read (stripped) and refused before any request as by ``configure``.
+        The private key only signs and never shows (held as a :class:`~icoframes.secret.Secret`).
     timeout : float, default 30
         Total seconds (positive, at most a day) one request may take, from sending
         to the last byte of the body (the connect timeout is at most 5 s). A server
@@ -152,11 +152,13 @@ class Client:
         control: LoadControl | None = None,
     ) -> None:
         # first, the key as a Secret and the address as a RedactedURL: no repr, traceback's
-        # locals or pickle of the client shows either (nor a password in the address)
+        # locals or pickle of the client shows either (nor a password in the address); each
+        # key read as configure() reads it, before any request (a file's newline stripped)
         private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-        if refusal := readers.same_key(public_key, private_key):  # before any request
+        if refusal := key_refusal(public_key, private_key):
             del public_key  # raised with no local holding the key's text
             raise refusal
+        public_key, private_key = public_key.strip(), private_key.stripped()
         # read as configure(base_url=) reads it (Client(base_url=<key>) was taken, repr shown)
         base_url = RedactedURL(check_setting("base_url", base_url))
         self.__private_key, self.base_url, self.public_key = private_key, base_url, public_key
@@ -440,9 +442,8 @@ class Client:
 
 
 def _read(name: str, read: Callable[[Any], Any], value: Any) -> Any:
-    """``value`` of argument ``name`` as the setting of its kind reads it (timeout as
-    ``configure(timeout=)``), else InvalidParameter before any request: the value quoted
-    bounded, and not at all if it may be a key (given here, beside the keys, by mistake)."""
+    """``value`` of ``name`` as its setting reads it (timeout as ``configure(timeout=)``), else
+    InvalidParameter before any request, the value quoted bounded (never if a key)."""
     try:
         return read(value)
     except (TypeError, ValueError) as exc:

@@ -40,13 +40,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from ..api.auth import key_refusal
 from ..api.params import PAGE_SIZE, validate_list_params
-from ..config import SETTINGS, hide
 from ..errors import InvalidParameter
-from ..readers import same_key
 from .catalog import filter_set
 from .directory import Directory
 from .stats import SandboxStats
@@ -123,11 +122,6 @@ class _Faults:
             return Fault(self._rng.choice(_FAULT_KINDS), self._rng.choice(_FAULT_STATUSES))
 
 
-# the rules configure() reads keys by (config.SETTINGS): a key the sandbox serves is one
-# a client can be configured with
-_KEY_RULES = {s.name: s for s in SETTINGS if s.name in ("public_key", "private_key")}
-
-
 def check_keys(public_key: str, private_key: str) -> tuple[str, str]:
     """The key pair as :func:`icoframes.configure` takes it (stripped), or its InvalidParameter.
 
@@ -138,17 +132,6 @@ def check_keys(public_key: str, private_key: str) -> tuple[str, str]:
         del public_key, private_key  # raised with no local holding a key's text
         raise refusal
     return public_key.strip(), private_key.strip()  # as the rules keep them: a file's newline
-
-
-def key_refusal(public_key: str, private_key: str) -> InvalidParameter | None:
-    """:func:`check_keys`' refusal, returned: its caller raises it once no local of its own
-    holds the keys' text (a traceback's locals: ``capture_locals``, ``pytest --showlocals``)."""
-    try:
-        _KEY_RULES["public_key"].check(public_key)
-        private = _KEY_RULES["private_key"].check(hide("private_key", private_key))
-    except InvalidParameter as exc:
-        return exc.with_traceback(None)  # (the frames of the check hold the text)
-    return cast(InvalidParameter | None, same_key(public_key, private))
 
 
 class Service:
