@@ -280,23 +280,26 @@ def _one_of(param: Param, value: Any, kind: str = "list parameter") -> str:
     raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}" + guess, kind)
 
 
-def status_hint(value: Any, *, leave: str = "status out (None) to load") -> str:
+def status_hint(value: Any, *, leave: str = "status out (None) to load", one: str = "") -> str:
     """What a status word (:data:`STATUS_WORDS`), a word for every status or a list of
-    statuses (a list pasted as one text too: ``"past,ongoing"``) means, said: the value
-    itself is refused all the same. ``leave``: how to ask for every status, and the verb
-    (``status_hint("ALL")``: "; leave status out (None) to load all three, ...")."""
-    every = _ALL_STATUSES.format(leave)
+    statuses (a list pasted as one text too: ``"past,ongoing"``, ``"past and ongoing"``)
+    means, said: the value itself is refused all the same. ``leave``: how to ask for every
+    status, and the verb (``status_hint("ALL")``: "; leave status out (None) to load all
+    three, ..."); ``one``: said instead, where a status is of one ICO (the sandbox's)."""
+    every = one or _ALL_STATUSES.format(leave) + ", then keep the rows wanted"
     if isinstance(value, str):
         word = value.strip().casefold()
-        named = dict.fromkeys(STATUS_WORDS.get(p, p) for p in _LISTED.split(word) if p)
+        named = dict.fromkeys(STATUS_WORDS.get(p, p) for p in _LISTED.split(word)
+                              if p and p not in ("and", "or"))  # "past and ongoing"
         if len(named) > 1 and set(named) <= set(STATUSES):  # past,ongoing: not one of them
             return (f"; {', '.join(map(repr, named))} as one text: one status per call: "
-                    f"{every}, then keep the rows wanted")
+                    f"{every}")
         if word in STATUS_WORDS:
             return f"; did you mean {STATUS_WORDS[word]!r}?"
-        return f"; {every}" if word in EVERY_STATUS else ""
+        return f"; {every.removesuffix(', then keep the rows wanted')}" \
+            if word in EVERY_STATUS else ""
     if isinstance(value, Iterable) and not isinstance(value, bytes | Mapping):
-        return f"; one status per call: {every}, then keep the rows wanted"
+        return f"; one status per call: {every}"
     return ""
 
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ..api.params import read_ico_id, read_status, validate_list_params
+from ..api.params import STATUSES, read_ico_id, read_status, status_hint, validate_list_params
 from ..errors import InvalidParameter, UnknownName, WrongType, checked_keywords, checked_methods
 from ..numerals import as_integer, did_you_mean_number
 from ..quoting import did_you_mean, quoted
@@ -33,6 +33,21 @@ from .record import NewRecord, Record
 from .render import render_profile, render_summary
 
 __all__ = ["Directory", "generate_directory"]
+
+
+def _one_status(value: Any, mutator: str) -> str:
+    """``value`` read as the loaders read a status (:func:`read_status`); a word for every
+    status or a list of them refused with the mutator's own hint: the loaders' "leave status
+    out" loads all three lists, and a mutator sets the one list an ICO is in."""
+    try:
+        return read_status(value)
+    except InvalidParameter as exc:
+        theirs = status_hint(value)
+        ours = status_hint(value, one=f"{mutator} puts an ICO in one status list: give one of "
+                                      f"{', '.join(map(repr, STATUSES))}, a call per ICO")
+        if theirs == ours:
+            raise
+        raise InvalidParameter(str(exc).replace(theirs, ours)) from None
 
 # query results kept; paging through one query re-uses its entry
 _CACHED_QUERIES = 64
@@ -126,7 +141,7 @@ class Directory:
     def add_ico(self, status: str = "past") -> int:
         """Insert a brand-new ICO with a new highest id and return that id; ``status`` in any
         case, as the loaders take it (InvalidParameter with the status meant, else)."""
-        status = read_status(status)
+        status = _one_status(status, "add_ico")
         with self._lock:
             rec = self._new_record(self._next_index, self._max_id, status)
             self._next_index += 1
@@ -160,7 +175,7 @@ class Directory:
         ``ValueError``) with the value meant, an unknown ``ico_id``
         :class:`~icoframes.errors.UnknownName` (a ``KeyError`` too), naming the ids there are.
         """
-        status = None if status is None else read_status(status)
+        status = None if status is None else _one_status(status, "update_ico")
         location = None if location is None else _one_of("location", location, COUNTRIES,
                                                          "a country of the filter set")
         categories = {n: c for c, n in CATEGORY_NAMES.items()}
