@@ -301,6 +301,13 @@ def read_once(filters: Mapping[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, Iterator) else v for k, v in filters.items()}
 
 
+#: Keywords a user may give for a number of profiles to fetch: ``budget`` is the loaders'
+_COUNTS = frozenset(f"{p}{w}" for p in ("", "max_", "n_", "num_") for w in ("profiles", "requests"))
+#: ... and for a number of ICOs (rows): no loader has one
+_ROWS = frozenset({"limit", "top", "head", "nrows", *(f"{p}{w}" for p in ("max_", "n_", "num_")
+                                                      for w in ("icos", "rows", "results"))})
+
+
 def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str],
                    elsewhere: Mapping[str, str] | None = None) -> None:
     """A keyword neither the loader's nor a list parameter is refused with its suggestion, as
@@ -317,13 +324,23 @@ def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str],
         refuse_misreading(key, value)  # a dict of values; allow_incomplete (not allow_empty)
         if key in LIST_PARAMS:
             continue
+        if key.casefold() in _ROWS:  # max_icos=3: not 'max_workers' (a number of threads)
+            raise InvalidParameter(
+                f"{key} is no keyword of the loader: it loads every ICO the filters match, "
+                "whatever their number; keep the first rows of the result (.head(n))"
+                + ("; budget=n caps the profile requests" if "budget" in own else ""))
         close = closest(key, (*LIST_PARAMS, *own, *elsewhere))
+        if key.casefold() in _COUNTS and "budget" in (*own, *elsewhere):
+            close = ["budget"]  # profiles=3: a count, not 'progress' nor 'profile_max_age'
         if close and close[0] in elsewhere:  # budgett: another loader's, said as it is
             raise InvalidParameter(f"{key}: did you mean {close[0]!r}? {elsewhere[close[0]]}")
+        close = [c for c in close if c not in elsewhere]  # only this loader's, suggested
         if any(c in own for c in close):  # never the value: it may be a key under a wrong name
+            said = " or ".join(map(repr, close))
             raise InvalidParameter(
                 f"{key} is neither a keyword of the loader nor a list parameter of "
-                f"spec 4.2; did you mean {' or '.join(map(repr, close))}?")
+                f"spec 4.2; did you mean {said}"
+                + (" (at most this many profile requests)?" if close == ["budget"] else "?"))
         validate_list_params({key: value})  # not a list parameter: its did-you-mean
 
 
