@@ -114,7 +114,9 @@ def test_a_password_in_base_url_is_hidden_where_the_address_shows():
 
 
 def _sandbox_keys(*argv: str) -> tuple[str, str]:
-    return keys(add_arguments(argparse.ArgumentParser()).parse_args(argv))
+    public, private = keys(add_arguments(argparse.ArgumentParser()).parse_args(argv))
+    assert isinstance(private, Secret)  # the private key never held in clear
+    return public, private.reveal()
 
 
 def test_the_sandbox_takes_its_key_from_the_environment_or_a_file(tmp_path, monkeypatch):

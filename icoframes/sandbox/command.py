@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..errors import ConfigError, InvalidParameter, did_you_mean
+from ..api.auth import key_refusal
+from ..errors import ConfigError, did_you_mean
 from ..numerals import (
     ANY_INTEGER,
     AT_LEAST_ONE,
@@ -30,9 +31,9 @@ from ..numerals import (
     whole,
 )
 from ..quoting import LIMIT, closest_option, quoted
+from ..secret import Secret
 from .httpd import HOST
 from .server import MAX_ICOS, PORTS, serve
-from .service import check_keys
 
 __all__ = ["AT_LEAST_ONE", "DEMO_ICOS", "N_ICOS", "SECONDS", "Once", "Parser", "add_arguments",
            "checked", "keys", "main", "run", "whole"]
@@ -61,7 +62,15 @@ class Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self._typed = tuple(sys.argv[1:] if args is None else args)  # a command's own, here
-        return super().parse_known_args(args, namespace)
+        try:
+            return super().parse_known_args(args, namespace)
+        except SystemExit as exc:
+            code = exc.code
+        # exited anew, outside the handler, with no local holding the command line: the frames
+        # of argparse's exit hold it, a key given with --private-key too (a traceback's locals)
+        del args
+        self._typed = ()
+        raise SystemExit(code)
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         try:
@@ -136,9 +145,14 @@ def _as_typed(value: Any) -> str:
 
 
 class SecretOnce(Once):
-    """:class:`Once` for a secret: its values are never written in the refusal."""
+    """:class:`Once` for a secret: its values are never written in the refusal, and it is held
+    as a :class:`~icoframes.secret.Secret` (the namespace's repr, a traceback's locals)."""
 
     secret = True
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        super().__call__(parser, namespace, Secret(values), option_string)
 
 
 _PORT = whole("a port", *PORTS)
@@ -187,33 +201,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def keys(args: argparse.Namespace) -> tuple[str, str]:
-    """The public and private key: the options, else ICOFRAMES_* variables (refused set empty),
-    else the defaults.
+def keys(args: argparse.Namespace) -> tuple[str, Secret]:
+    """The public and private key (a :class:`~icoframes.secret.Secret`, stripped): the options,
+    else ICOFRAMES_* variables (refused set empty), else the defaults.
 
     A key file that cannot be read, or a key :func:`icoframes.configure` would
     refuse (a control character, blank), raises ConfigError with a message that never
-    shows it: a setting to fix, exit 2 as the parser's refusals.
+    shows it, nor a path that may be a key (``--private-key-file KEY``): a setting to fix,
+    exit 2 as the parser's refusals. No local of its frames holds the private key in clear.
     """
     public = args.public_key or _variable("ICOFRAMES_PUBLIC_KEY") or _DEFAULT["public_key"]
-    if args.private_key_file is not None:
+    if (path := args.private_key_file) is not None:
         try:
-            private = args.private_key_file.read_text(encoding="utf-8").strip()
+            private = Secret(path.read_text(encoding="utf-8").strip())
         except UnicodeDecodeError:  # (its text names a byte of the key and where it is)
-            raise ConfigError(f"icoframes sandbox: --private-key-file {args.private_key_file} "
+            raise ConfigError(f"icoframes sandbox: --private-key-file {_path(path)} "
                               "is not UTF-8 text: a key is text") from None
-        except OSError as exc:
-            raise ConfigError(f"icoframes sandbox: cannot read --private-key-file: {exc}"
-                              ) from None
+        except OSError as exc:  # (its text quotes the path: the key, given for it by mistake)
+            raise ConfigError(f"icoframes sandbox: cannot read --private-key-file: "
+                              f"{exc.strerror or type(exc).__name__}: {_path(path)}") from None
         if not private:
-            raise ConfigError(f"icoframes sandbox: {args.private_key_file} is empty")
+            raise ConfigError(f"icoframes sandbox: {_path(path)} is empty")
     else:
-        private = (args.private_key or _variable("ICOFRAMES_PRIVATE_KEY")
-                   or _DEFAULT["private_key"])
-    try:
-        return check_keys(public, private)
-    except InvalidParameter as exc:
-        raise ConfigError(f"icoframes sandbox: {exc}") from None
+        private = args.private_key or Secret(_variable("ICOFRAMES_PRIVATE_KEY")
+                                             or _DEFAULT["private_key"])
+    if refusal := key_refusal(public, private):
+        del public  # raised with no local holding a key's text
+        raise ConfigError(f"icoframes sandbox: {refusal}")
+    return public.strip(), private.stripped()
+
+
+def _path(path: Path) -> str:
+    """``--private-key-file``'s path as a refusal shows it: whole when it names a folder's
+    file (a separator, the folder there), else as a text that may be a key (not shown)."""
+    shown = str(path)
+    return shown if os.sep in shown and path.parent.is_dir() else quoted(shown, keys=True)
 
 
 def _variable(name: str) -> str | None:
@@ -243,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
         with started as sb:
             print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}",
                   flush=True)
-            builtin = private_key == _DEFAULT["private_key"]
+            builtin = private_key == Secret(_DEFAULT["private_key"])
             print(_client_lines(sb.base_url, sb.public_key, str(sb.service_name), args.seed,
                                 builtin), flush=True)
             while True:  # short sleeps: Python runs a Ctrl-C's handler in this thread when

@@ -35,7 +35,7 @@ from ..numerals import (
     did_you_mean_number,
     number_text,
 )
-from ..secret import HIDDEN
+from ..secret import HIDDEN, Secret
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
 from .service import Service, key_refusal
@@ -308,7 +308,7 @@ class Sandbox:
 @checked_keywords
 def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
           quota: int | None = 5000, fail_rate: float = 0.0, port: int = 0,
-          public_key: str = "sandbox-public", private_key: str = "sandbox-private",
+          public_key: str = "sandbox-public", private_key: str | Secret = "sandbox-private",
           grow_every: int | None = None, directory: Directory | None = None) -> Sandbox:
     """Start a sandbox server on 127.0.0.1 in a daemon thread.
 
@@ -362,6 +362,8 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     ...     sb.base_url.startswith("http://127.0.0.1:"), len(sb.directory)
     (True, 20)
     """
+    # held as a Secret while the directory is made (seconds): no local shows it in clear
+    private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
     if refusal := key_refusal(public_key, private_key):  # first: nothing generated
         del public_key, private_key  # raised with no local holding a key's text
         raise refusal

@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 from ..api.auth import key_refusal
 from ..api.params import PAGE_SIZE, validate_list_params
 from ..errors import InvalidParameter
+from ..secret import Secret
 from .catalog import filter_set
 from .directory import Directory
 from .stats import SandboxStats
@@ -122,7 +123,7 @@ class _Faults:
             return Fault(self._rng.choice(_FAULT_KINDS), self._rng.choice(_FAULT_STATUSES))
 
 
-def check_keys(public_key: str, private_key: str) -> tuple[str, str]:
+def check_keys(public_key: str, private_key: str | Secret) -> tuple[str, str]:
     """The key pair as :func:`icoframes.configure` takes it (stripped), or its InvalidParameter.
 
     The private key is never in the message (``invalid private_key=<hidden>: ...``); one key
@@ -131,7 +132,8 @@ def check_keys(public_key: str, private_key: str) -> tuple[str, str]:
     if refusal := key_refusal(public_key, private_key):
         del public_key, private_key  # raised with no local holding a key's text
         raise refusal
-    return public_key.strip(), private_key.strip()  # as the rules keep them: a file's newline
+    private = private_key if isinstance(private_key, Secret) else Secret(private_key)
+    return public_key.strip(), private.stripped().reveal()  # as the rules keep them: stripped
 
 
 class Service:
@@ -140,7 +142,7 @@ class Service:
     Parameters are those of :func:`~.server.start`; a bad value raises ValueError.
     """
 
-    def __init__(self, directory: Directory, *, public_key: str, private_key: str,
+    def __init__(self, directory: Directory, *, public_key: str, private_key: str | Secret,
                  quota: int | None, fail_rate: float, latency: float, grow_every: int | None,
                  seed: int):
         public_key, private_key = check_keys(public_key, private_key)
