@@ -599,7 +599,9 @@ def test_start_has_a_real_signature_and_the_command_line_shares_its_defaults(mon
         assert getattr(args, name) == params[name].default, name
     monkeypatch.delenv("ICOFRAMES_PUBLIC_KEY", raising=False)  # keys come from them first
     monkeypatch.delenv("ICOFRAMES_PRIVATE_KEY", raising=False)
-    assert sandbox_keys(args) == (params["public_key"].default, params["private_key"].default)
+    public, private = sandbox_keys(args)  # the private key held as a Secret
+    assert (public, private.reveal()) == (params["public_key"].default,
+                                          params["private_key"].default)
     with pytest.raises(ValueError, match="quota"):
         sandbox.start(n_icos=0, quota=-1)
 
