@@ -102,7 +102,8 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("is_ethereum", "boolean", "platform_family is Ethereum; <NA> when no platform"),
     _f("n_restricted_areas", "int64", "items of restricted_areas"),
     _f("n_accepted_currencies", "int64",
-       "distinct currency codes in accepting (spellings through the unit alias table)"),
+       "distinct currency codes in accepting (spellings through the unit alias table; ALL "
+       "and TOP, words in a list, are none: vocabulary.ACCEPTING_WORDS)"),
     _f("accepts_fiat", "bool", "accepting names a government currency or 'Fiat' (ALL and "
        "TOP in a list are words, not currencies: vocabulary.ACCEPTING_WORDS)"),
     _f("has_bonus", "bool",
@@ -327,7 +328,10 @@ _fiat = functools.lru_cache(maxsize=10_000)(_fiat_item)
 
 
 def _codes(items: list[str]) -> frozenset[str]:
-    return frozenset(code for code in map(_unit_code, items) if code is not None)
+    # "ETH, BTC, ALL" accepts two currencies named and all others, never the lek: the
+    # words accepts_fiat leaves out are no currency counted either, in any case
+    return frozenset(code for code in map(_unit_code, items)
+                     if code is not None and code not in ACCEPTING_WORDS)
 
 
 def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:

@@ -298,7 +298,8 @@ CAPITALS_ONLY: Final = frozenset({
 #: Codes that, in a list of the currencies an ICO accepts, are words or tokens rather than a
 #: government currency, whatever their case: ``"ETH, BTC, ALL"`` is all currencies, not the
 #: Albanian lek, and ``"TOP"`` the TOP token sooner than the Tongan paʻanga. Not fiat
-#: (``accepts_fiat``); beside a number they stay the currencies (``"5 ALL"`` is lek).
+#: (``accepts_fiat``), nor a currency counted (``n_accepted_currencies``); beside a number
+#: they stay the currencies (``"5 ALL"`` is lek).
 ACCEPTING_WORDS: Final = frozenset({"ALL", "TOP"})
 
 #: Tickers of common crypto tokens that are no code of :data:`UNIT_ALIASES`: with those and
