@@ -126,13 +126,32 @@ def canonical_unit(text: object) -> str | None:
     ('ETH', 'ETH', 'FIAT')
     >>> canonical_unit(" xyz "), canonical_unit(""), canonical_unit("TBA"), canonical_unit(None)
     ('XYZ', None, None, None)
+
+    A known unit named twice, once by its code in brackets, is that unit (``"Tron (TRX)"``,
+    ``"TRX (Tron)"``, ``"Ethereum (ETH)"``); two units are not (``"USD (ETH)"`` as written).
+
+    >>> canonical_unit("Tron (TRX)"), canonical_unit("ZEN (Horizen)"), canonical_unit("USD (ETH)")
+    ('TRX', 'ZEN', 'USD (ETH)')
     """
     if type(text) is not str:
         return None
     stripped = " ".join(latin_ticker(normalize_text(text)).split())
     if stripped in MARKER_SPELLINGS:
         return None
-    return _ALIAS.get(stripped.casefold(), stripped.upper())
+    code = _ALIAS.get(stripped.casefold(), stripped.upper())
+    return _named_twice(stripped) or code if stripped.endswith(")") else code
+
+
+def _named_twice(text: str) -> str | None:
+    """The known unit ``text`` names twice, once in brackets, written as its code in one of
+    the two (``"Tron (TRX)"``: TRX; ``"Tron (Tron)"``, ``"zen (Horizen)"``: None)."""
+    head, bracket, inner = text[:-1].rpartition("(")
+    if not bracket or "(" in head or ")" in head or ")" in inner:
+        return None
+    head, inner = head.strip(), inner.strip()
+    codes = {_ALIAS.get(part.casefold(), part.upper()) for part in (head, inner) if part}
+    code = codes.pop() if len(codes) == 1 and head and inner else None
+    return code if code in KNOWN_UNITS and code in (head, inner) else None
 
 
 def code_as_written(code: str, text: str) -> bool:

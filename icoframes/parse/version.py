@@ -218,4 +218,8 @@ __all__ = ["PARSER_VERSION"]
 #:     unknown_unit, a unit column "pounds" the unit POUNDS); "Egyptian pounds" names no unit.
 #:     A scale word and a dot before ₩ or ₽ scale it, as before € ("5 k.₩" is 5,000 KRW; was
 #:     unreadable_number).
-PARSER_VERSION: Final = 35
+#: 36: a known code beside its name in brackets, or the code twice, is that code: a unit column
+#:     "Tron (TRX)", "TRX (Tron)", "Horizen (ZEN)", "Chainlink (LINK)" (was the made-up unit
+#:     TRON (TRX), ...; "Ethereum (ETH)" and "USD ($)" were read already), and an accepting
+#:     item so (canonical_unit: counted once beside "TRX").
+PARSER_VERSION: Final = 36
