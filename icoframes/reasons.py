@@ -107,8 +107,9 @@ REASONS: Final[Mapping[Reason, str]] = {
                     "of XYZ, ``\"1 XYZ = 5 BFC\"``): a unit no one can convert, or no unit "
                     "at all? Never read as a made-up unit; the word is in the row's value",
     "unreadable_price": "an exchange whose token side or currency cannot be told "
-                        "(``\"1 BILL = 1 XLM\"`` for an ICO of another ticker), or a token "
-                        "amount of 0",
+                        "(``\"1 BILL = 1 XLM\"`` for an ICO of another ticker), a token "
+                        "amount of 0, or a price in the ICO's own token (``\"2500 XYZ\"`` "
+                        "for XYZ: tokens per what?)",
     # dates
     "unreadable_date": "text that names no date in any form read (``\"soon\"``, "
                        "a roadmap key ``\"Phase 2\"``)",

@@ -38,6 +38,7 @@ value                               unit column            result
 ``"0.1 per token"`` (price)         USD; XYZ, tokens       0.1 USD; missing (no currency)
 ``"0.1"`` (price)                   ``$k``, ``USD mln``    missing (no scale for a price)
 ``"0.1"`` (price)                   ``USD per token``      0.1 USD
+``"2500 XYZ"`` (price, for XYZ)     any                    missing (tokens per what?)
 ``"-5000"``                         any                    missing, counted as a problem
 ==================================  =====================  ==============================
 
@@ -213,6 +214,8 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
         if isinstance(number, float):
             return number, written_currency(text)
         return no_unit(number, body.strip() + before, currency), None  # never a unit PRICE
+    if exchange and code == own:  # "2500 XYZ" for XYZ: XYZ per XYZ is no price; tokens per
+        return bad("unreadable_price"), None  # USD, per ETH? Never a direction guessed
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
     return parse_amount(body.strip() + before), code
 

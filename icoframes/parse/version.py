@@ -221,5 +221,7 @@ __all__ = ["PARSER_VERSION"]
 #: 36: a known code beside its name in brackets, or the code twice, is that code: a unit column
 #:     "Tron (TRX)", "TRX (Tron)", "Horizen (ZEN)", "Chainlink (LINK)" (was the made-up unit
 #:     TRON (TRX), ...; "Ethereum (ETH)" and "USD ($)" were read already), and an accepting
-#:     item so (canonical_unit: counted once beside "TRX").
+#:     item so (canonical_unit: counted once beside "TRX"). A price written in the ICO's own
+#:     token ("2500 XYZ", "XYZ 2500", "5000 XYZ" under a unit column XYZ, for XYZ) is
+#:     unreadable_price (was 2,500 XYZ per XYZ; "2500 XYZ" under ETH was unit_conflict).
 PARSER_VERSION: Final = 36
