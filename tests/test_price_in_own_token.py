@@ -49,5 +49,6 @@ def test_a_profile_s_price_in_its_own_token_is_a_problem_row():
     assert math.isnan(tables.icos.loc[0, "token_price"])
     assert tables.icos["token_price_unit"].isna().all()
     rows = tables.problems[tables.problems["column"] == "token_price"]
-    assert rows["reason"].tolist() == ["unreadable_price"] and rows["value"].tolist() == ["2500 XYZ"]
+    assert rows["reason"].tolist() == ["unreadable_price"]
+    assert rows["value"].tolist() == ["2500 XYZ"]
     assert "own token" in REASONS["unreadable_price"]
