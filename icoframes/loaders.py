@@ -332,11 +332,11 @@ def cache_info(*, all: bool = False,
         (listed ICOs whose profile was not found: error 482), ``list_queries``,
         ``oldest_profile``, ``newest_profile``, ``states`` (profiles per fetch
         state: fetched, gone, failed, and not_fetched for listed ICOs with no
-        outcome yet), ``requests_today`` (sent today with the configured public
-        key, from every process using the cache dir) and ``quota`` (today's
-        ledger: day, sent, limit, remaining, and when the service last refused
-        with error 485 and after how many requests). Both are None when no public
-        key is configured: no ledger is read. ``cache_dir_exists`` is False when
+        outcome yet), ``requests_today`` (sent today with the configured public key,
+        by every process using the cache dir; None when the count is a later day's,
+        ``quota.ahead_day``) and ``quota`` (the ledger: day, sent, limit, remaining,
+        when the service last refused with error 485 and after how many requests).
+        Both are None without a public key. ``cache_dir_exists`` is False when
         the cache dir does not exist (a typo in ``cache_dir``?): nothing is cached.
     CacheDirInfo
         With ``all=True`` (no service needs to be configured): ``path`` and

@@ -411,9 +411,38 @@ def test_breaker_error_names_the_host_hidden_what_failed_and_the_last_cause(
 
 
 def test_warn_short_quota_in_full():
+    # a call before the count starts again meets the same limit: no "next call resumes"
     with pytest.warns(QuotaWarning) as caught:
-        warn_short_quota(12, 5000)
+        warn_short_quota(_state(sent=4988, day_ends=dt.datetime(2026, 11, 27, tzinfo=dt.UTC)), 5000)
     assert [str(w.message) for w in caught] == [
         "this load needs more profile requests than the about 12 that remain of today's 5000 "
-        "for this key; it will stop at the limit, keep what it fetched, and the next call will "
-        "resume"]
+        "for this key; it will stop at the limit and keep what it fetched. A call before the "
+        "count starts again at 2026-11-27 00:00 UTC meets the same limit: call again then, or "
+        "raise daily_quota, to fetch only the rest."]
+
+
+@pytest.mark.parametrize(("pages", "unsized", "said"), [
+    (4, 2, "A call before the count starts again at 00:00 UTC meets the same limit: call again "
+           "then, or raise daily_quota, to fetch only the rest. That holds if the lists alone "
+           "take fewer than 5 pages: at least 4 pages, as 2 lists that answered no page yet, "
+           "their lengths not known, are each counted as one."),
+    (5, 1, "The count starts again at 00:00 UTC. The lists alone take at least 5 pages (a list "
+           "that answered no page yet, its length not known, is counted as one page), at least "
+           "as many as the 5 requests the daily_quota setting allows a day: raise daily_quota "
+           "or narrow the query (if they take more, no call completes them at this cap)."),
+    (6, 0, "The count starts again at 00:00 UTC. The lists alone take 6 pages, more than the 5 "
+           "requests the daily_quota setting allows a day: no call completes the lists at this "
+           "cap; raise daily_quota or narrow the query."),
+])
+def test_warn_short_quota_promises_no_call_while_the_lists_may_take_the_cap(pages, unsized, said):
+    with pytest.warns(QuotaWarning) as caught:
+        warn_short_quota(_state(sent=3, limit=5), 5, pages, unsized)
+    assert [str(w.message) for w in caught] == [
+        "this load needs more profile requests than the about 2 that remain of today's 5 for "
+        f"this key; it will stop at the limit and keep what it fetched. {said}"]
+
+
+def test_warn_short_quota_of_a_day_ahead_names_that_day():
+    with pytest.warns(QuotaWarning, match="remain of the 5000 of 2026-11-29, 3 days after this "
+                      "clock's day 2026-11-26, for this key;"):
+        warn_short_quota(_state(day="2026-11-29", sent=4990, ahead_day="2026-11-29"), 5000)

@@ -129,7 +129,9 @@ class CacheInfo(AsDict):
     """What the cache of one service holds (``cache_info()``): ``states`` counts profiles
     by fetch state plus ``not_fetched`` (listed ids without any outcome); ``quota`` is
     today's ledger of the configured key and ``requests_today`` its count of requests sent
-    (both None when no public key is configured); ``cache_dir_exists``: whether the cache dir
+    (both None when no public key is configured; ``requests_today`` None too when the count
+    is stored under a later day, ``quota.ahead_day``: how many of its requests were sent
+    today is not known); ``cache_dir_exists``: whether the cache dir
     exists (not: nothing is cached there, a typo in ``cache_dir``?)."""
 
     path: str
@@ -225,7 +227,9 @@ def info(cache: Cache, ledger: QuotaLedger | None) -> CacheInfo:
     used = size(cache.dir) if cache.dir.is_dir() and not cache.dir.is_symlink() else 0
     return CacheInfo(str(cache.dir), used, states["fetched"], states["gone"],
                      counts["list_queries"], counts["oldest"], counts["newest"], states,
-                     None if quota is None else quota.sent, quota, exists)
+                     # (a count stored under a later day: how much of it is today's is
+                     # not known, and ``quota`` says whose day it is)
+                     None if quota is None or quota.ahead_day else quota.sent, quota, exists)
 
 
 def _remove_folder(folder: Path, report: CacheReport, *,

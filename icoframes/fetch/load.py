@@ -263,7 +263,7 @@ class Load:
         if self._plan.add(frame, repaged=repaged, place=where, problems=lost, listed_at=listed,
                           params=query.params, paged_at=first_listed(query, page)
                           ) and not self._quota_warned:  # once per crawl
-            self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
+            self._quota_warned = self.service.warn_short(self._plan.needed, self.queries)
 
     def _claimer(self) -> Claims:
         self._claims = self._claims or self.service.claims()
@@ -416,7 +416,7 @@ class Load:
         """Move the bar: list pages while any list is being paged, then the profiles."""
         self._progress.count(kind, paging=any(q.paging for q in self.queries),
                              pages=lambda done: pages_total(self.queries, done),
-                             profiles=self._plan.requested + self._plan.pending)
+                             profiles=self._plan.needed)
 
     def _shut_down(self, *, grace: float | None) -> None:
         """Stop the pool; keep what arrived (pages too: paid for); make everything durable."""

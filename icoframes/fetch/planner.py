@@ -135,6 +135,11 @@ class ProfilePlan:
         return len(self._wants) + len(self._ready)
 
     @property
+    def needed(self) -> int:
+        """Profile requests the plan takes: handed out, and planned not yet requested."""
+        return self.requested + self.pending
+
+    @property
     def waiting(self) -> bool:
         """Profiles another live process claimed are awaited."""
         return bool(self._waiting)

@@ -34,7 +34,7 @@ from .stops import Booking, known_skipped, quota_error, warn_short_quota
 if TYPE_CHECKING:
     from .paging import ListQuery
 
-__all__ = ["Service", "check_writable", "forget_unreached"]
+__all__ = ["Service", "check_writable", "forget_unreached", "list_pages"]
 
 T = TypeVar("T")
 
@@ -196,25 +196,26 @@ class Service:
         (profiles remaining) is said as unknown when no list answered a page: not 0."""
         listed = any(q.complete or (q.frame is not None and not q.frame.empty)
                      for q in queries)
-        pages = sum(max(1, -(-max(q.total_icos or 0, q.n_items) // PAGE_SIZE))  # paged whole
-                    for q in queries if q.answered_from is None)  # (else another's answer)
+        pages, unsized = list_pages(queries)
         return quota_error(stop, self.settings, *self.quota_state(), pages=pages,
-                           repaged=self.repaged,
+                           unsized=unsized, repaged=self.repaged,
                            left=left if listed else None, failure=self.control.last_failure,
                            unlisted=not listed or any(not q.complete for q in queries), **said)
 
-    def warn_short(self, needed: int) -> bool:
+    def warn_short(self, needed: int, queries: Sequence[ListQuery] = ()) -> bool:
         """Warn (:func:`.stops.warn_short_quota`) when ``needed`` requests are more than
-        today's ``daily_quota`` has left; whether it warned. A ledger that cannot be read
-        warns nothing: the next booking meets its error, a stop the load words (a 485
-        that came with it stays the stop)."""
+        today's ``daily_quota`` has left, saying when a call can go on (and when none can:
+        the pages of the load's lists, ``queries``, as known so far); whether it warned. A
+        ledger that cannot be read warns nothing: the next booking meets its error, a stop
+        the load words (a 485 that came with it stays the stop)."""
         try:
-            remaining = self.ledger.state().remaining
+            state = self.ledger.state()
         except CacheError:
             return False
-        if needed <= remaining:
+        if needed <= state.remaining:
             return False
-        warn_short_quota(remaining, self.settings.daily_quota)
+        warn_short_quota(state, self.settings.daily_quota, *list_pages(queries),
+                         repaged=self.repaged)
         return True
 
     def remaining(self) -> int:
@@ -272,6 +273,16 @@ FILTER_SET = ("the filter set (which load_filters returns, and a filter given by
 _CANNOT_WRITE = {errno.EACCES: "this user may not write to it",
                  errno.EPERM: "this user may not write to it",
                  errno.EROFS: "its file system is read-only"}
+
+
+def list_pages(queries: Sequence[ListQuery]) -> tuple[int, int]:
+    """The pages the load's lists take, each paged whole (a list another one answered costs
+    none), and how many of those lists answered no page yet: each is counted as one page
+    (its length is not known), so the count is then a lower bound."""
+    paged = [q for q in queries if q.answered_from is None]
+    unsized = [q for q in paged if q.total_icos is None and not q.complete and not q.n_items]
+    return sum(max(1, -(-max(q.total_icos or 0, q.n_items) // PAGE_SIZE))
+               for q in paged), len(unsized)
 
 
 def check_writable(cache: Cache) -> None:

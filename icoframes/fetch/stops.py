@@ -32,6 +32,10 @@ __all__ = ["Booking", "BudgetSpent", "ItemsStop", "breaker_error", "first_stop",
            "known_skipped", "quota_error", "unanswered_error", "warn_short_quota"]
 
 
+#: How a call after a stop is said to go on (with what is cached, unless it was lost).
+RESTS = " to fetch only the rest"
+
+
 class Settings(Protocol):
     """What the stop messages read of :class:`icoframes.config.Settings`."""
 
@@ -151,7 +155,8 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                 unrecorded: bool = False, unanswered: bool = False, *, fetched: int,
                 left: int | None, unlisted: bool, lost: CacheError | None = None,
                 failed: int = 0, asked: str | None = None, failure: str | None = None,
-                pages: int = 0, repaged: bool = False) -> QuotaExceeded | ServiceUnavailable:
+                pages: int = 0, unsized: int = 0, repaged: bool = False,
+                ) -> QuotaExceeded | ServiceUnavailable:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
@@ -167,12 +172,14 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     remains is unknown). ``asked``: the refused request was the call's first, for what it
     names (the filter set), before any list: nothing was fetched. ``pages``: what the load's
     lists take, paged whole: when no profile was fetched and they are ``daily_quota`` or
-    more, a call that pages them again fetches none either (lists go first); ``repaged``:
+    more, a call that pages them again fetches none either (lists go first); ``unsized`` of
+    those lists answered no page, each counted as one (so ``pages`` is a lower bound, said
+    "at least"); ``repaged``:
     an export's, paged again each day (a loader's next call may use them cached)."""
     if unanswered and stop.code == 485 and not unrecorded:
         return unanswered_error(settings, state, failure, lost)
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
-    rest = " to fetch only the rest" if asked is None else ""  # else nothing was fetched
+    rest = RESTS if asked is None else ""  # else nothing was fetched
     if failed:
         more += (f"; {failed} of them failed in this call (in attrs['icoframes']['failed'] "
                  "of the error's listing), asked again by a later one")
@@ -185,9 +192,13 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             if state.refused_at is not None:
                 when = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC"
         after = state.refused_after if state.refused_after is not None else state.sent
+        sent = f"sent {day} with this key from this cache dir"
+        if state.ahead_day is not None:  # another day's count, today's requests among them
+            sent = (f"counted on {state.day} with this key from this cache dir, "
+                    f"{_ahead_of(state)} (either a run's clock was ahead, or this clock is "
+                    "behind: check it; how many of them were sent today is not known)")
         who = (f"the service refused this key: its daily request limit (error 485) was reached"
-               f"{when}, after {least}{counted(after, 'request')} sent {day} with this key "
-               "from this cache dir")
+               f"{when}, after {least}{counted(after, 'request')} {sent}")
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
                 f"so call the same loader again later{rest}.")
@@ -225,10 +236,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
         if 0 < settings.daily_quota <= pages and not fetched:
             then = (f"The count started again at {_at(state)}, after this call stopped. "
                     if began_again else f"The count starts again at {_at(state)}. ")
-            then += (f"The lists alone take {counted(pages, 'page')}, "
-                     f"{'as many as' if pages == settings.daily_quota else 'more than'} the "
-                     f"{settings.daily_quota} requests the daily_quota setting allows a day"
-                     + _lists_alone(state, pages > settings.daily_quota, repaged, rest))
+            then += _lists_take(state, settings.daily_quota, pages, unsized, repaged, rest)
         if state.ahead_day is not None:  # (not today's count: worded apart, with a way out)
             who, then = _ahead(settings, state, least)
     if unread is not None:
@@ -281,6 +289,28 @@ def _before_day(state: LedgerState) -> bool:
     return state.refused_at < state.day_ends - dt.timedelta(days=1)
 
 
+def _lists_take(state: LedgerState, cap: int, pages: int, unsized: int, repaged: bool,
+                rest: str) -> str:
+    """The lists alone take ``pages``, ``cap`` or more (``unsized`` of them answered no page
+    and are counted as one each: then at least ``pages``), and what a load can do."""
+    size = counted(pages, "page")
+    if unsized:  # (a list answers its length with its first page)
+        size = f"at least {size} ({_unsized(unsized)} counted as one page)"
+    said = (f"The lists alone take {size}, {'more than' if pages > cap else 'as many as'} the "
+            f"{cap} requests the daily_quota setting allows a day")
+    if unsized and pages == cap:  # as many, or more: what a call can do depends on which
+        return said.replace(", as many as", ", at least as many as") + (
+            ": raise daily_quota or narrow the query (if they take more, no call completes "
+            "them at this cap).")
+    return said + _lists_alone(state, pages > cap, repaged, rest)
+
+
+def _unsized(lists: int) -> str:
+    """``lists`` that answered no page, so their lengths are not known, in words."""
+    return ("a list that answered no page yet, its length not known, is" if lists == 1 else
+            f"{lists} lists that answered no page yet, their lengths not known, are each")
+
+
 def _lists_alone(state: LedgerState, more: bool, repaged: bool, rest: str) -> str:
     """What a load whose lists alone take the cap can do: ``more``, their pages are more
     than it (a list is kept only whole, so every call pages it again from its first page);
@@ -305,13 +335,9 @@ def _lists_alone(state: LedgerState, more: bool, repaged: bool, rest: str) -> st
 def _ahead(settings: Settings, state: LedgerState, least: str) -> tuple[str, str]:
     """The daily_quota stop when the ledger's day is more than one after this clock's: who
     refused and what now (the ledger cannot tell whose clock is wrong)."""
-    now = utcnow() - dt.timedelta(hours=(r := state.reset or dt.time(0)).hour, minutes=r.minute)
-    days = (dt.date.fromisoformat(state.day) - now.date()).days
-    clock = ("this clock's day" if state.reset is None else
-             f"the day counted from {r:%H:%M} UTC (quota_reset) that this clock is in,")
     who = (f"the daily_quota setting ({counted(settings.daily_quota, 'request')}) is reached: "
            f"{least}{counted(state.sent, 'request')} are counted on {state.day}, "
-           f"{days} days after {clock} {now.date()}, with this key from this cache dir")
+           f"{_ahead_of(state)}, with this key from this cache dir")
     then = ("Either a run's clock was ahead, or this clock is behind: check it. The count "
             f"holds until {_at(state)}. If this clock is right, icoframes.clear_cache("
             "ledgers='only') (from a shell: icoframes cache clear --ledgers-only) forgets "
@@ -321,6 +347,16 @@ def _ahead(settings: Settings, state: LedgerState, least: str) -> tuple[str, str
             "--ledgers) forgets it too, but deletes this service's cache: its profiles are "
             "fetched again.")
     return who, then
+
+
+def _ahead_of(state: LedgerState) -> str:
+    """How far the ledger's day (:attr:`~icoframes.store.ledger.LedgerState.ahead_day`) is
+    after the day this clock is in: "3 days after this clock's day 2026-12-01"."""
+    now = utcnow() - dt.timedelta(hours=(r := state.reset or dt.time(0)).hour, minutes=r.minute)
+    days = (dt.date.fromisoformat(state.day) - now.date()).days
+    clock = ("this clock's day" if state.reset is None else
+             f"the day counted from {r:%H:%M} UTC (quota_reset) that this clock is in,")
+    return f"{days} days after {clock} {now.date()}"
 
 
 def _at(state: LedgerState) -> str:
@@ -388,8 +424,22 @@ def _when(asked: tuple[float, float] | None) -> str:
     return f"after {when} (the service asked to wait {wait_text}, Retry-After)"
 
 
-def warn_short_quota(remaining: int, daily_quota: int) -> None:
-    """A load plans more requests than today's allowance has left: say so, once."""
-    warn(f"this load needs more profile requests than the about {remaining} that remain of "
-         f"today's {daily_quota} for this key; it will stop at the limit, keep what it "
-         "fetched, and the next call will resume", QuotaWarning)
+def warn_short_quota(state: LedgerState, daily_quota: int, pages: int = 0, unsized: int = 0,
+                     *, repaged: bool = False) -> None:
+    """A load plans more requests than the allowance of the ledger's day (``state``) has
+    left: say so, once, and when a call can go on: not before the count starts again (a
+    call before meets the same limit), and not at this cap at all when the load's lists
+    alone take ``pages`` (``unsized`` of them not yet known, counted as one) of it or more."""
+    day = (f"today's {daily_quota}" if state.ahead_day is None else
+           f"the {daily_quota} of {state.day}, {_ahead_of(state)},")
+    then = (f"A call before the count starts again at {_at(state)} meets the same limit: call "
+            "again then, or raise daily_quota, to fetch only the rest.")
+    if unsized:  # (more than the cap, and no call completes them)
+        then += (f" That holds if the lists alone take fewer than {daily_quota} pages: at "
+                 f"least {counted(pages, 'page')}, as {_unsized(unsized)} counted as one.")
+    if 0 < daily_quota <= pages:  # (lists go first: no profile is fetched at this cap)
+        then = (f"The count starts again at {_at(state)}. "
+                + _lists_take(state, daily_quota, pages, unsized, repaged, RESTS))
+    warn(f"this load needs more profile requests than the about {state.remaining} that remain "
+         f"of {day} for this key; it will stop at the limit and keep what it fetched. {then}",
+         QuotaWarning)
