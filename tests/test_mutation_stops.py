@@ -144,8 +144,8 @@ BREAKER = ServiceUnavailable("the breaker tripped")
      "the service refused this key: its daily request limit (error 485) was reached, after 0 "
      "requests sent today with this key from this cache dir. This call fetched 7 profiles; 3 "
      "remain to fetch. Everything fetched is cached, and offline=True returns it now without a "
-     "request. It resets at 00:00 UTC (the quota_reset setting): no request is sent before 00:00 "
-     "UTC; call the same loader again then to fetch only the rest."),
+     "request. It resets at 00:00 UTC (the quota_reset setting): no request is sent before "
+     "2026-11-27 00:00 UTC; call the same loader again then to fetch only the rest."),
     (SETTING, _state(), False,
      "the daily_quota setting (5,000 requests) is reached: 40 requests sent today (2026-11-26, "
      "UTC) with this key from this cache dir. This call fetched 7 profiles; 3 remain to fetch. "

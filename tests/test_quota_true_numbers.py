@@ -120,3 +120,28 @@ def test_a_485_after_a_run_whose_clock_was_ahead_says_whose_day_the_count_is(
         r"this clock's day 2026-12-01 \(either a run's clock was ahead, or this clock is "
         r"behind: check it; how many of them were sent today is not known\)\.", said), said
     assert "requests sent that day" not in said and "requests sent today" not in said
+
+
+@INCOMPLETE
+def test_a_485_on_a_day_ahead_with_quota_reset_names_this_clocks_reset(
+        tmp_path, settings_restored):
+    # "no request is sent before" named the end of the stored day (days ahead); the probe
+    # goes at this clock's next reset
+    with sandbox.serve(n_icos=40, seed=3, quota=8) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", max_workers=1,
+                            quota_reset=dt.time(6))
+        with time_machine.travel(DAY + dt.timedelta(days=3)):
+            icoframes.load_list(status="past", progress=False)
+        with time_machine.travel(DAY), pytest.warns(CacheWarning, match="dated after now"), \
+                pytest.raises(icoframes.QuotaExceeded) as refused:
+            icoframes.load_icos(status="past", progress=False)
+        assert icoframes.cache_info().quota.day_ends == dt.datetime(2026, 12, 4, 6, tzinfo=dt.UTC)
+        said = str(refused.value)
+        assert ("It resets at 06:00 UTC (the quota_reset setting): no request is sent before "
+                "2026-12-01 06:00 UTC; call the same loader again then") in said, said
+        sent = sb.stats.requests.total()
+        for hour, probes in ((5, 0), (7, 1)):  # before this clock's reset: none; after: one
+            with time_machine.travel(DAY.replace(hour=hour)), \
+                    pytest.raises(icoframes.QuotaExceeded, match="error 485"):
+                icoframes.load_icos(status="past", progress=False)
+            assert sb.stats.requests.total() - sent == probes

@@ -32,10 +32,6 @@ __all__ = ["Booking", "BudgetSpent", "ItemsStop", "breaker_error", "first_stop",
            "known_skipped", "quota_error", "unanswered_error", "warn_short_quota"]
 
 
-#: How a call after a stop is said to go on (with what is cached, unless it was lost).
-RESTS = " to fetch only the rest"
-
-
 class Settings(Protocol):
     """What the stop messages read of :class:`icoframes.config.Settings`."""
 
@@ -179,7 +175,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     if unanswered and stop.code == 485 and not unrecorded:
         return unanswered_error(settings, state, failure, lost)
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
-    rest = RESTS if asked is None else ""  # else nothing was fetched
+    rest = " to fetch only the rest" if asked is None else ""  # else nothing was fetched
     if failed:
         more += (f"; {failed} of them failed in this call (in attrs['icoframes']['failed'] "
                  "of the error's listing), asked again by a later one")
@@ -211,9 +207,11 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             then += (" The requests above are counted from 00:00 UTC: the service's own day "
                      "may begin at another hour, and count requests sent before it; if it "
                      "resets at a known time, set quota_reset.")
-        else:
+        else:  # (this clock's next reset, not the stored day's: a probe may go then)
+            ends = dt.datetime.combine(_clock_day(state), state.reset) + dt.timedelta(days=1)
             then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
-                    f"is sent before {_at(state)}; call the same loader again then{rest}.")
+                    f"is sent before {ends:%Y-%m-%d %H:%M} UTC; call the same loader again "
+                    f"then{rest}.")
             if began_again:
                 then = (f"It reset at {_at(state)} (the quota_reset setting), after this call "
                         f"stopped: call the same loader again now{rest}.")
@@ -293,9 +291,8 @@ def _lists_take(state: LedgerState, cap: int, pages: int, unsized: int, repaged:
                 rest: str) -> str:
     """The lists alone take ``pages``, ``cap`` or more (``unsized`` of them answered no page
     and are counted as one each: then at least ``pages``), and what a load can do."""
-    size = counted(pages, "page")
-    if unsized:  # (a list answers its length with its first page)
-        size = f"at least {size} ({_unsized(unsized)} counted as one page)"
+    size = (f"at least {counted(pages, 'page')} ({_unsized(unsized)} counted as one page)"
+            if unsized else counted(pages, "page"))  # (a list says its length on page 1)
     said = (f"The lists alone take {size}, {'more than' if pages > cap else 'as many as'} the "
             f"{cap} requests the daily_quota setting allows a day")
     if unsized and pages == cap:  # as many, or more: what a call can do depends on which
@@ -352,11 +349,16 @@ def _ahead(settings: Settings, state: LedgerState, least: str) -> tuple[str, str
 def _ahead_of(state: LedgerState) -> str:
     """How far the ledger's day (:attr:`~icoframes.store.ledger.LedgerState.ahead_day`) is
     after the day this clock is in: "3 days after this clock's day 2026-12-01"."""
-    now = utcnow() - dt.timedelta(hours=(r := state.reset or dt.time(0)).hour, minutes=r.minute)
-    days = (dt.date.fromisoformat(state.day) - now.date()).days
+    today, days = _clock_day(state), (dt.date.fromisoformat(state.day) - _clock_day(state)).days
     clock = ("this clock's day" if state.reset is None else
-             f"the day counted from {r:%H:%M} UTC (quota_reset) that this clock is in,")
-    return f"{days} days after {clock} {now.date()}"
+             f"the day counted from {state.reset:%H:%M} UTC (quota_reset) that this clock is in,")
+    return f"{days} days after {clock} {today}"
+
+
+def _clock_day(state: LedgerState) -> dt.date:
+    """The day counted (from 00:00 UTC, or ``quota_reset``) that this clock is in now."""
+    return (utcnow() - dt.timedelta(hours=(r := state.reset or dt.time(0)).hour,
+                                    minutes=r.minute)).date()
 
 
 def _at(state: LedgerState) -> str:
@@ -439,7 +441,8 @@ def warn_short_quota(state: LedgerState, daily_quota: int, pages: int = 0, unsiz
                  f"least {counted(pages, 'page')}, as {_unsized(unsized)} counted as one.")
     if 0 < daily_quota <= pages:  # (lists go first: no profile is fetched at this cap)
         then = (f"The count starts again at {_at(state)}. "
-                + _lists_take(state, daily_quota, pages, unsized, repaged, RESTS))
+                + _lists_take(state, daily_quota, pages, unsized, repaged,
+                              " to fetch only the rest"))
     warn(f"this load needs more profile requests than the about {state.remaining} that remain "
          f"of {day} for this key; it will stop at the limit and keep what it fetched. {then}",
          QuotaWarning)
