@@ -43,13 +43,13 @@ from .errors import ConfigError, InvalidParameter, checked_keywords, checked_met
 from .numerals import INT64_MAX
 from .paths import absolute_folder, forget_pinned, pinned_folder
 from .quoting import quoted, rst_table
-from .secret import HIDDEN, RedactedURL, Secret, redact_url
+from .readers import ENV_PREFIX, Setting
+from .secret import RedactedURL, Secret, redact_url
 
 __all__ = ["AT_RESET", "ENV_VARIABLES", "MAX_WORKERS", "OTHER_VARIABLES", "SETTINGS",
-           "SET_CACHE_DIR", "Setting", "Settings", "check_setting", "configure", "get_settings",
-           "hide", "reset_configuration", "unchanged"]
+           "SET_CACHE_DIR", "Setting", "Settings", "check_setting", "checked_settings", "configure",
+           "get_settings", "hide", "reset_configuration", "unchanged"]
 
-_ENV_PREFIX = "ICOFRAMES_"
 MAX_WORKERS = 64  #: The most concurrent requests ``max_workers`` takes (1 to 64).
 AT_RESET: list[Callable[[], object]] = []  #: Run by :func:`reset_configuration` too (by store)
 
@@ -61,56 +61,6 @@ class _Unchanged:
 
 
 unchanged: Any = _Unchanged()  #: Sentinel: a configure() argument left out keeps its value
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One setting: its name, type, how a value is read and checked, its default and meaning.
-
-    ``read`` turns a value (from Python or, as text, from the environment) into
-    the setting's type and raises ``ValueError`` saying what is wrong; ``default``
-    is a value, or a function of no arguments for a default computed per call;
-    ``shown`` is the default as people read it (docs, ``help(configure)``).
-    ``secret`` keeps the value out of reprs and error messages.
-    """
-
-    name: str
-    type: str
-    read: Callable[[Any], Any]
-    default: Any
-    shown: str
-    doc: str
-    secret: bool = False
-    accepts: str = ""  # what configure() takes, when wider than ``type``
-
-    @property
-    def env(self) -> str:
-        """The environment variable that sets it."""
-        return _ENV_PREFIX + self.name.upper()
-
-    def check(self, value: Any, *, source: str | None = None) -> Any:
-        """``value`` read and checked, or an error naming where it came from.
-
-        A bad argument (``configure``, a loader's ``max_workers``) raises
-        :class:`InvalidParameter`, as every bad argument does; a bad environment
-        variable (``source``) raises :class:`ConfigError`. A secret setting's
-        value must come wrapped (:func:`hide`), so that no frame of the error's
-        traceback holds it in clear.
-        """
-        try:
-            return self.read(value)
-        except (TypeError, ValueError) as exc:
-            # bounded; whatever may be a key (a mix-up of arguments: base_url=<key>) only by
-            # its length, an address with its password hidden
-            shown = HIDDEN if self.secret else readers.shown(value)
-            error = ConfigError if source else InvalidParameter
-            # a value not shown: no reason quoting parts of it ("writes $<part of a key>")
-            withheld = shown != quoted(value) and getattr(exc, "withheld", None)
-            raise error(f"invalid {source or self.name}={shown}: {withheld or exc}") from None
-
-    def default_value(self) -> Any:
-        """The default (computed now when it is a function)."""
-        return self.default() if callable(self.default) else self.default
 
 
 def check_setting(name: str, value: Any) -> Any:
@@ -285,12 +235,13 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
         # a name belongs to the address it came with (a sandbox's): a new address
         # without one must not inherit it, or two services would share one cache
         changes["service_name"] = None
-    checked = {k: _BY_NAME[k].check(v) for k, v in changes.items() if v is not None}
+    checked, refusal = checked_settings({k: v for k, v in changes.items() if v is not None})
     with _lock:  # refused before any change: the configuration stays as it was
-        _check_variable_names(set(_overrides) - set(changes) | set(checked))
         kept = {k: v for k, v in _overrides.items() if k not in changes} | checked
-        # else get_settings says so, of the variables; raised with no local holding the key
-        if set(_KEYS) & set(changes) and (refusal := _same_key(kept, kept, InvalidParameter)):
+        # a value, else a variable's name, else the pair (the variables': get_settings says so)
+        refusal = refusal or _variables_refused(set(_overrides) - set(changes) | set(checked)) \
+            or (set(_KEYS) & set(changes) and _same_key(kept, kept, InvalidParameter)) or None
+        if refusal:
             del public_key, given, changes, checked, kept  # (a traceback's locals show them)
             raise refusal
         for name, value in changes.items():
@@ -353,27 +304,49 @@ def get_settings(**overrides: Any) -> Settings:
     overrides = {k: hide(k, v) if k in _BY_NAME else None for k, v in overrides.items()}
     if unknown := [name for name in overrides if name not in _BY_NAME]:
         raise _unknown(unknown[0])
-    values = _environment()
+    values, refusal = _environment()
     with _lock:  # an empty variable is refused where it decides: no override gives its setting
-        _check_variable_names(configured := {*_overrides, *(k for k, v in overrides.items()
-                                                            if v is not None)})
+        configured = {*_overrides, *(k for k, v in overrides.items() if v is not None)}
+        refusal = refusal or _variables_refused(configured)
         values.update(_overrides)
-    values.update({k: _BY_NAME[k].check(v) for k, v in overrides.items() if v is not None})
-    if refusal := _same_key(values, configured, InvalidParameter if configured >= {*_KEYS}
-                            else ConfigError):
-        del values, overrides  # the key's text: in no local of the traceback
+    read, refused = checked_settings({k: v for k, v in overrides.items() if v is not None})
+    values.update(read)
+    if refusal := refusal or refused or _same_key(
+            values, configured, InvalidParameter if configured >= {*_KEYS} else ConfigError):
+        del values, overrides, read  # a key's text: in no local of the traceback
         raise refusal
     return replace(Settings(), **values)
 
 
-def _environment() -> dict[str, Any]:
-    """The settings the environment variables set, each checked (the key wrapped at once)."""
-    values: dict[str, Any] = {}
-    for setting in SETTINGS:  # set empty: given, or refused
-        if (env := hide(setting.name, os.environ.get(setting.env) or None)) is not None:
-            checked = setting.check(env, source=setting.env)
-            values[setting.name] = pinned_folder(setting.name, env, checked)
-    return values
+def _environment() -> tuple[dict[str, Any], Exception | None]:
+    """The settings the environment variables set, checked (:func:`checked_settings`)."""
+    given = {s.name: hide(s.name, env) for s in SETTINGS
+             if (env := os.environ.get(s.env))}  # set empty: given, or refused
+    values, refusal = checked_settings(given, variables=True)
+    return {k: pinned_folder(k, given[k], v) for k, v in values.items()}, refusal
+
+
+def checked_settings(values: dict[str, Any], *, variables: bool = False,
+                     ) -> tuple[dict[str, Any], Exception | None]:
+    """``values`` read, each by its setting's :meth:`~icoframes.readers.Setting.check`
+    (``variables``: as read from their ``ICOFRAMES_*`` variables), and None; else those read
+    before the first refused, and its refusal.
+
+    The refusal is returned, not raised, as :func:`readers.same_key`'s is, and without the
+    frames that held the value (the check's, its reader's, the error it replaced): its caller
+    raises it once no local of its own holds the value either (a traceback's locals:
+    ``capture_locals``, ``pytest --showlocals``). A public key refused may be the private
+    key's text."""
+    read: dict[str, Any] = {}
+    for name, value in values.items():
+        try:
+            read[name] = _BY_NAME[name].check(value, source=_BY_NAME[name].env if variables
+                                              else None)
+        except (ConfigError, InvalidParameter) as exc:
+            if exc.__suppress_context__:  # (from None: never shown, yet a traceback walks it)
+                exc.__context__ = None
+            return read, exc.with_traceback(None)
+    return read, None
 
 
 _KEYS = ("public_key", "private_key")
@@ -394,28 +367,28 @@ def _unknown(name: str) -> InvalidParameter:
     return InvalidParameter(f"unknown setting {name!r}{hint}")
 
 
-def _check_variable_names(given: set[str]) -> None:
-    """ConfigError naming each ``ICOFRAMES_*`` variable of the environment (in any case) that
+def _variables_refused(given: set[str]) -> ConfigError | None:
+    """The ConfigError naming each ``ICOFRAMES_*`` variable of the environment (in any case) that
     is not in :data:`ENV_VARIABLES`, with the one it most likely means; names only, never a
     value (``ICOFRAMES_PRIVATEKEY`` holds a key). Or one set empty, its setting not ``given``
     (by configure(), the call): cron's ``export ICOFRAMES_CACHE_DIR=$DIR``, DIR unset."""
     if empty := [s for s in SETTINGS if os.environ.get(s.env) == "" and s.name not in given]:
         env, was = empty[0].env, ("unset" if empty[0].default is None else empty[0].shown)
-        raise ConfigError(f"{env} is set but empty: refused, not taken for unset ({empty[0].name}"
-                          f" would be {was}, without a word). Give it a value, or unset it (`unset"
-                          f" {env}` in the shell or cron's file; `del os.environ[{env!r}]`).")
+        return ConfigError(f"{env} is set but empty: refused, not taken for unset ({empty[0].name}"
+                           f" would be {was}, without a word). Give it a value, or unset it (`unset"
+                           f" {env}` in the shell or cron's file; `del os.environ[{env!r}]`).")
     unknown = sorted(name for name in os.environ
-                     if name.upper().startswith(_ENV_PREFIX) and name not in ENV_VARIABLES)
+                     if name.upper().startswith(ENV_PREFIX) and name not in ENV_VARIABLES)
     if not unknown:
-        return
+        return None
     said = []
     for name in unknown:
-        meant = readers.setting_meant(name.upper().removeprefix(_ENV_PREFIX).lower(),
+        meant = readers.setting_meant(name.upper().removeprefix(ENV_PREFIX).lower(),
                                       _BY_NAME)
         shown = name if _PLAIN_NAME.fullmatch(name) else quoted(name)
         said.append(f"{shown} (did you mean {_BY_NAME[meant].env}?)" if meant else shown)
     first = unknown[0] if _PLAIN_NAME.fullmatch(unknown[0]) else "NAME"
-    raise ConfigError(
+    return ConfigError(
         f"unknown environment variable{'s' * (len(unknown) > 1)} {', '.join(said)}: icoframes "
         "reads no such variable, so its value would be ignored. Rename or unset each "
         f"(`unset {first}` in the shell or the file cron reads; `del os.environ[{first!r}]` "

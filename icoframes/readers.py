@@ -1,8 +1,8 @@
 """How each setting's value is read and checked: one reader per kind of setting.
 
 Each reader returns the value in its setting's type or raises ``ValueError`` saying
-what is wrong (never quoting the value: :meth:`icoframes.config.Setting.check` does,
-bounded, and never a key). :data:`icoframes.config.SETTINGS` names one per setting;
+what is wrong (never quoting the value: :meth:`Setting.check` does, bounded, and never a
+key). :data:`icoframes.config.SETTINGS` names a :class:`Setting` and its reader per setting;
 :class:`~icoframes.api.client.Client` reads its own ``timeout``, ``pool_size`` and
 ``max_response_bytes`` with the same ones.
 """
@@ -13,17 +13,72 @@ import datetime
 import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from .ages import duration_text, durations_meant
-from .errors import InvalidParameter
+from .errors import ConfigError, InvalidParameter
 from .numerals import INT64_MAX, as_integer, did_you_mean_number, number_text
 from .quoting import may_be_key, quoted
-from .secret import RedactedURL, Secret, redact_address, redact_url
+from .secret import HIDDEN, RedactedURL, Secret, redact_address, redact_url
 
-__all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "response_bytes",
-           "same_key", "seconds", "service_name", "setting_meant", "shown", "time_of_day", "url"]
+__all__ = ["ENV_PREFIX", "MAX_SECONDS", "Setting", "integer", "private_key", "public_key",
+           "response_bytes", "same_key", "seconds", "service_name", "setting_meant", "shown",
+           "time_of_day", "url"]
+
+
+ENV_PREFIX = "ICOFRAMES_"  #: What the name of every environment variable read starts with
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its name, type, how a value is read and checked, its default and meaning.
+
+    ``read`` turns a value (from Python or, as text, from the environment) into
+    the setting's type and raises ``ValueError`` saying what is wrong; ``default``
+    is a value, or a function of no arguments for a default computed per call;
+    ``shown`` is the default as people read it (docs, ``help(configure)``).
+    ``secret`` keeps the value out of reprs and error messages.
+    """
+
+    name: str
+    type: str
+    read: Callable[[Any], Any]
+    default: Any
+    shown: str
+    doc: str
+    secret: bool = False
+    accepts: str = ""  # what configure() takes, when wider than ``type``
+
+    @property
+    def env(self) -> str:
+        """The environment variable that sets it."""
+        return ENV_PREFIX + self.name.upper()
+
+    def check(self, value: Any, *, source: str | None = None) -> Any:
+        """``value`` read and checked, or an error naming where it came from.
+
+        A bad argument (``configure``, a loader's ``max_workers``) raises
+        :class:`InvalidParameter`, as every bad argument does; a bad environment
+        variable (``source``) raises :class:`ConfigError`. A secret setting's
+        value must come wrapped (:func:`~icoframes.config.hide`), so that no frame of the error's
+        traceback holds it in clear.
+        """
+        try:
+            return self.read(value)
+        except (TypeError, ValueError) as exc:
+            # bounded; whatever may be a key (a mix-up of arguments: base_url=<key>) only by
+            # its length, an address with its password hidden
+            said = HIDDEN if self.secret else shown(value)
+            error = ConfigError if source else InvalidParameter
+            # a value not shown: no reason quoting parts of it ("writes $<part of a key>")
+            withheld = said != quoted(value) and getattr(exc, "withheld", None)
+            raise error(f"invalid {source or self.name}={said}: {withheld or exc}") from None
+
+    def default_value(self) -> Any:
+        """The default (computed now when it is a function)."""
+        return self.default() if callable(self.default) else self.default
 
 
 def url(value: Any) -> str:
@@ -216,3 +271,4 @@ def setting_meant(name: str, names: Iterable[str]) -> str | None:
     word = _WORDS.get(name.strip().casefold())
     close = [word] if word else difflib.get_close_matches(name, list(names), 1, 0.6)
     return close[0] if close else None
+

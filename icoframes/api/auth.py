@@ -19,30 +19,24 @@ from typing import Any
 from requests import PreparedRequest
 from requests.auth import AuthBase
 
-from ..config import SETTINGS, hide
+from ..config import checked_settings, hide
 from ..errors import InvalidParameter
 from ..readers import same_key
 from ..secret import HiddenText, Secret, split_userinfo
 
 __all__ = ["BasicFromURL", "key_refusal", "sign", "url_and_auth"]
 
-# the rules configure() reads keys by (config.SETTINGS): a client and the sandbox read a key
-# pair as configure() does, and refuse what it refuses with its words
-_KEY_RULES = {s.name: s for s in SETTINGS if s.name in ("public_key", "private_key")}
-
 
 def key_refusal(public_key: Any, private_key: Any) -> InvalidParameter | None:
     """The InvalidParameter :func:`icoframes.configure` raises for this key pair (a key
     that is no text, blank, with a control character; a public key not ASCII; one key as
-    both), or None. Returned, not raised: its caller raises it once no local of its own
-    holds the keys' text (a traceback's locals: ``capture_locals``, ``pytest --showlocals``);
-    the private key is never in the message (``invalid private_key=<hidden>: ...``)."""
-    try:
-        _KEY_RULES["public_key"].check(public_key)
-        private = _KEY_RULES["private_key"].check(hide("private_key", private_key))
-    except InvalidParameter as exc:
-        return exc.with_traceback(None)  # (the frames of the check hold the text)
-    refusal = same_key(public_key, private)
+    both), or None: a client and the sandbox read a key pair as configure() does. Returned,
+    not raised (:func:`~icoframes.config.checked_settings`): its caller raises it once no
+    local of its own holds the keys' text (a traceback's locals: ``capture_locals``, ``pytest
+    --showlocals``); the private key is never in the message (``private_key=<hidden>``)."""
+    read, refusal = checked_settings({"public_key": public_key,
+                                      "private_key": hide("private_key", private_key)})
+    refusal = refusal or same_key(public_key, read["private_key"])
     return refusal if isinstance(refusal, InvalidParameter) else None
 
 
