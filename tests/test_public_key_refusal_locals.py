@@ -5,22 +5,24 @@ caller's locals, a comprehension's, the check's and the reader's), nor those of 
 chained to it, shown or suppressed (``from None``). What a traceback with locals prints
 (``pytest --showlocals``, IPython's verbose mode, rich, Sentry). Each path a public key is read
 by: configure(), get_settings()'s override, ICOFRAMES_PUBLIC_KEY (get_settings(), a load), a
-Client and the sandbox.
+Client, the sandbox and its command (``--public-key``).
 
 A real sandbox over loopback HTTP is configured and asked nothing: 0 requests.
 """
 
 from __future__ import annotations
 
+import sys
 import traceback
 
 import pytest
 from test_secret_key_pair import keyless, sb
 
 import icoframes
-from icoframes import sandbox
+from icoframes import cli, sandbox
 from icoframes.api import Client
 from icoframes.errors import ConfigError, InvalidParameter
+from icoframes.sandbox import command
 
 __all__ = ["keyless", "sb"]  # (the fixtures, shared with the key-pair tests)
 
@@ -102,3 +104,17 @@ def test_the_sandbox(start):
         start(n_icos=0, public_key=GIVEN, private_key="other")
     _refused(exc, "public_key")
 
+
+def test_the_sandbox_command(monkeypatch, capsys):
+    # icoframes sandbox --public-key <the private key>: its options held the text in clear
+    monkeypatch.delenv("ICOFRAMES_PRIVATE_KEY", raising=False)
+    monkeypatch.setattr(sys, "argv", ["icoframes", "sandbox", "--public-key", GIVEN,
+                                      "--private-key", "other", "--port", "0"])
+    args = cli.build_parser().parse_args()
+    assert PRIVATE not in repr(args)
+    with pytest.raises(ConfigError) as exc:
+        command.run(args)
+    assert str(exc.value) == f"icoframes sandbox: invalid public_key={HIDDEN}: must be a " \
+                             "non-empty string without control characters"
+    assert _holding(exc.value) == []
+    assert PRIVATE not in capsys.readouterr().out

@@ -145,8 +145,9 @@ def _as_typed(value: Any) -> str:
 
 
 class SecretOnce(Once):
-    """:class:`Once` for a secret: its values are never written in the refusal, and it is held
-    as a :class:`~icoframes.secret.Secret` (the namespace's repr, a traceback's locals)."""
+    """:class:`Once` for a secret, or a text that may be one (``--public-key``: the private key
+    given there by mistake): its values are never written in the refusal, and it is held as a
+    :class:`~icoframes.secret.Secret` (the namespace's repr, a traceback's locals)."""
 
     secret = True
 
@@ -169,7 +170,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--port", action=Once, type=_PORT, default=8000,
                         help="the port of 127.0.0.1 to serve on; 0 takes a free one "
                              "(default: 8000)")
-    parser.add_argument("--public-key", action=Once,
+    parser.add_argument("--public-key", action=SecretOnce,  # the private key, by mistake?
                         help="the public key clients send (default: ICOFRAMES_PUBLIC_KEY, else "
                              f"{_DEFAULT['public_key']!r})")
     keys = parser.add_mutually_exclusive_group()
@@ -208,9 +209,11 @@ def keys(args: argparse.Namespace) -> tuple[str, Secret]:
     A key file that cannot be read, or a key :func:`icoframes.configure` would
     refuse (a control character, blank), raises ConfigError with a message that never
     shows it, nor a path that may be a key (``--private-key-file KEY``): a setting to fix,
-    exit 2 as the parser's refusals. No local of its frames holds the private key in clear.
+    exit 2 as the parser's refusals. No local of its frames holds the private key in clear,
+    nor a public key refused (``--public-key`` too is held as a Secret: the private key?).
     """
-    public = args.public_key or _variable("ICOFRAMES_PUBLIC_KEY") or _DEFAULT["public_key"]
+    public = (args.public_key or Secret(_variable("ICOFRAMES_PUBLIC_KEY")
+                                        or _DEFAULT["public_key"])).reveal()
     if (path := args.private_key_file) is not None:
         try:
             private = Secret(path.read_text(encoding="utf-8").strip())
