@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from .dayfolder import query_key
+from .errors import ServiceUnavailable
 from .exported import manifest_of
 from .files import entry_kind, read_parquet_table, utc_time
 
 __all__ = ["adds_nothing", "changed_meanwhile", "damaged_day", "day_manifest", "kept_day",
-           "newer_day", "stale_lists"]
+           "newer_day", "nothing_paged", "stale_lists"]
 
 
 def day_manifest(folder: Path, since: dt.datetime | None) -> dict[str, Any] | None:
@@ -98,6 +99,54 @@ def newer_day(folder: Path, before: Mapping[str, Any] | None, queries: list[dict
                 "Nothing was written (what was fetched is cached): run the export again, it "
                 "takes the day's list or re-pages the lists older than the day's")
     return None
+
+
+def nothing_paged(queries: list[dict[str, Any]], started: dt.datetime, folder: Path,
+                  since: dt.datetime | None, *, snapshot: bool) -> None:
+    """ServiceUnavailable when an export paged none of its lists (each failed, answered only
+    by a copy an earlier run cached that day): it would hold nothing the service said now,
+    so nothing is written and the export in ``folder`` (a snapshot day's folder; with
+    ``since``, a plain export's, as in :func:`day_manifest`) is left as it was, in either
+    layout. A list used as cached (whole, or whose count lies) is no failure.
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> from pathlib import Path
+    >>> now = dt.datetime(2026, 11, 21, 9, tzinfo=dt.UTC)
+    >>> nothing_paged([{"from_cache": False, "rows": 3}], now, Path("out"), now, snapshot=False)
+    >>> nothing_paged([{"from_cache": True, "rows": 3, "complete": False,
+    ...                 "fetched_at": "2026-11-21T03:15:00+00:00"}], now,
+    ...               Path("nowhere"), now, snapshot=False)
+    Traceback (most recent call last):
+    ...
+    icoframes.errors.ServiceUnavailable: no list of this export could be paged since ... (1 of \
+1 list(s) failed ...; only lists an earlier run cached at 2026-11-21 03:15 UTC were left): ...
+    """
+    def fell_back(query: dict[str, Any]) -> bool:  # cached by an earlier run, for a failure
+        at = utc_time(query.get("fetched_at"))  # (a list whose count lies is used as cached)
+        return (bool(query.get("from_cache")) and not query.get("complete")
+                and not query.get("count_contradicts") and at is not None and at < started)
+
+    with_rows = [q for q in queries if q.get("rows")]
+    if not with_rows or not all(fell_back(q) for q in with_rows):
+        return
+    which = "snapshot" if snapshot else "export"
+    cached = sorted(f"{utc_time(q['fetched_at']):%Y-%m-%d %H:%M}" for q in with_rows)
+    held = manifest_of(folder)
+    if not isinstance(held, dict):
+        kept = f"{folder.parent if snapshot else folder} holds no {which} of this day"
+    else:  # a plain export's folder may hold an earlier day's
+        whole = "complete" if held.get("complete") is True else "incomplete"
+        day = "the day's" if day_manifest(folder, since) is not None else "an earlier day's"
+        kept = (f"{day} {whole} {which} in {folder} (exported at {held.get('exported_at')}) "
+                "is as it was")
+    raise ServiceUnavailable(
+        f"no list of this {which} could be paged since {started:%Y-%m-%d %H:%M} UTC "
+        f"({sum(not q.get('complete') for q in queries)} of {len(queries)} list(s) failed after "
+        f"their retries; only lists an earlier run cached at {cached[0]}"
+        f"{'' if cached[0] == cached[-1] else ' to ' + cached[-1]} UTC were left): nothing was "
+        f"written, and {kept}")
 
 
 def adds_nothing(held: Mapping[str, Any] | None, manifest: Mapping[str, Any]) -> bool:

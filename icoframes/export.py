@@ -19,8 +19,9 @@ the moment a cached list had to be fetched after (``lists_fresh_after``) and
 each list's fetch time (``queries[*].fetched_at``: its page 1, at latest the run's day's last ms if
 the run paged it; ``lists_fetched``: the oldest and the newest), taken from another process's
 paging only when after ``lists_fresh_after``. A list whose paging fails is never answered by a list
-cached before the export's day (00:00 UTC; for a plain export ``max_age`` ago when later); a
-snapshot none of whose lists could be paged is not written (the service's error is raised).
+cached before the export's day (00:00 UTC; for a plain export ``max_age`` ago when later); an
+export none of whose lists could be paged is not written, snapshot or plain (the service's error
+is raised).
 A day's rows are never replaced by fewer: a re-paging that comes back partial keeps the rows
 of the day's earlier list it lacks (the query's ``kept``, and ``complete: false``). Nor is a
 day replaced by an export whose lists are older than the day's: see :mod:`icoframes.daylists`.
@@ -123,6 +124,7 @@ from .daylists import (
     day_manifest,
     kept_day,
     newer_day,
+    nothing_paged,
     stale_lists,
 )
 from .errors import (
@@ -148,7 +150,6 @@ from .manifest import (
     lists_fresh_after,
     not_refreshed,
     nothing_matched,
-    nothing_paged,
     oldest_newest,
     profile_ages,
     seconds_given,
@@ -256,6 +257,9 @@ def export_tables(
         whole (a plain export's swap cut half way leaves no manifest until the next run).
     EmptyResult
         No ICO was listed and ``allow_empty`` is False; nothing was written.
+    ServiceUnavailable
+        The service did not answer (after the retries); or no list could be paged, only
+        lists an earlier run cached that day were left: nothing is written, either layout.
     QuotaExceeded
         The daily limit came before anything this export may use was listed:
         nothing is written, what was fetched is cached, and the next run
@@ -332,8 +336,9 @@ def export_tables(
                 tables = load.tables_of(listing, status, filters, only_icos=False)
             stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
             queries = list(stated.get("queries", []))
-            if snapshot and stop is None:
-                nothing_paged(queries, now)  # the day's snapshot left as it was
+            if stop is None:  # no list paged now: either layout's export of the day as it was
+                nothing_paged(queries, now, day if snapshot else folder,
+                              None if snapshot else today, snapshot=snapshot)
             # a day's exported rows are never replaced by fewer: a plain export's when the
             # manifest read with them is of this day and query (one read, no other between)
             looked: dict[str, Any] = {}  # the day's manifest, if read: again at the swap

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ._version import __version__
-from .errors import IncompleteWarning, QuotaExceeded, ServiceUnavailable
+from .errors import IncompleteWarning, QuotaExceeded
 from .fetch import age_limit
 from .fetch.result import warn_gaps
 from .held import Held, hold, tell
@@ -25,7 +25,7 @@ from .parse.rules import PARSER_VERSION
 from .store.derived import parser_fingerprint
 
 __all__ = ["code_identity", "dump", "jsonable", "kept_words", "listed", "lists_fresh_after",
-           "not_refreshed", "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages",
+           "not_refreshed", "nothing_matched", "oldest_newest", "profile_ages",
            "quota_stop", "seconds_given", "stop_record", "stop_said", "told_as_kept"]
 
 
@@ -80,39 +80,6 @@ def listed(listing: pd.DataFrame, fresh_after: dt.datetime | None) -> bool:
                 isinstance(at, str) and dt.datetime.fromisoformat(at) >= fresh_after)):
             return True
     return False
-
-
-def nothing_paged(queries: list[dict[str, Any]], started: dt.datetime) -> None:
-    """ServiceUnavailable when a snapshot paged none of its lists (each failed, answered
-    only by a copy an earlier run cached): it would hold nothing the service said now.
-    A list the day's earlier run paged, used as it is (whole, or whose count lies), is
-    no failure.
-
-    Examples
-    --------
-    >>> import datetime as dt
-    >>> now = dt.datetime(2026, 11, 21, 9, tzinfo=dt.UTC)
-    >>> nothing_paged([{"from_cache": False, "rows": 3}], now) is None
-    True
-    >>> nothing_paged([{"from_cache": True, "rows": 3, "complete": False,
-    ...                 "fetched_at": "2026-11-21T03:15:00+00:00"}], now)
-    Traceback (most recent call last):
-    ...
-    icoframes.errors.ServiceUnavailable: no list of this snapshot could be paged ...
-    """
-    def fell_back(query: dict[str, Any]) -> bool:  # cached by an earlier run, for a failure
-        at = query.get("fetched_at")  # (a list whose count lies, used as cached, is none)
-        return (bool(query.get("from_cache")) and not query.get("complete")
-                and not query.get("count_contradicts") and isinstance(at, str)
-                and dt.datetime.fromisoformat(at) < started)
-
-    with_rows = [q for q in queries if q.get("rows")]
-    if not with_rows or not all(fell_back(q) for q in with_rows):
-        return
-    raise ServiceUnavailable(
-        f"no list of this snapshot could be paged since {started:%Y-%m-%d %H:%M} UTC (each "
-        "failed after its retries); only lists an earlier run cached were left, so nothing "
-        "was written and the day's snapshot, if any, is as it was")
 
 
 def quota_stop(stop: QuotaExceeded, stated: dict[str, Any]) -> dict[str, Any]:
