@@ -37,7 +37,9 @@ def test_a_rerun_that_paged_no_list_exits_1_in_either_layout(sb, tmp_path, caplo
     re-run re-pages its three lists: each is refused, and only the morning's lists are left.
     A snapshot exited 1 ("no list of this snapshot could be paged"); the plain export kept
     the morning's export with exit 0, saying "0 row(s) missing or not refreshed". Both now
-    exit 1, write nothing, and say how many lists failed and which export is as it was."""
+    exit 1, write nothing, and say how many lists failed and which export is as it was; so
+    does the same run into an --out holding no export (a plain one wrote the cached lists
+    there, partial: exit 5)."""
     caplog.set_level(logging.INFO, logger="icoframes")
     out = tmp_path / "srv"
     argv = ["--out", str(out), *(["--snapshot"] if snapshot else [])]
@@ -65,3 +67,12 @@ def test_a_rerun_that_paged_no_list_exits_1_in_either_layout(sb, tmp_path, caplo
         icoframes.export_tables(out, snapshot=snapshot, progress=False,
                                 refresh={"changed": True, "all": "all"}[refresh])
     assert str(raised.value) == said.replace("09:00", "09:05")
+    # the same outage into an --out holding no export: the morning's cached lists are not
+    # written there either
+    other = tmp_path / "other"
+    caplog.clear()
+    assert _run(LATER, "--out", str(other), *argv[2:], "--refresh", refresh) == EXIT_ERROR
+    assert not other.exists()  # made by this run, removed with nothing in it
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [said.split(": nothing was written")[0] + (
+        f": nothing was written, and {other} holds no {which} of this day")], caplog.text
