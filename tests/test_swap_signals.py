@@ -24,7 +24,6 @@ import icoframes
 from icoframes import sandbox, snapshots, staging
 from icoframes.cli import (
     EXIT_ERROR,
-    EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_TERMINATED,
@@ -209,12 +208,10 @@ def test_a_plain_export_killed_mid_swap_is_never_read_whole_until_an_export_ends
         failed = _export(sb, tmp_path, "--out", str(out), "--refresh", "changed")
     finally:
         sb.set_faults(0.0)
-    # its list failed: what the cache holds is written whole, marked incomplete (exit 5)
-    assert failed.returncode == EXIT_INCOMPLETE, failed.stderr
-    written = json.loads((out / "manifest.json").read_text())
-    assert written["complete"] is False and written["exported_at"] > before["exported_at"]
-    assert len(icoframes.read_export(out).icos) == written["rows"]["icos"]
-    assert not list(out.glob(staging.STAGING_PREFIX + "*"))
+    # its only list failed: nothing is written (exit 1), out still has no manifest
+    assert failed.returncode == EXIT_ERROR, failed.stderr
+    assert "no list of this export could be paged" in failed.stderr
+    assert not (out / "manifest.json").exists()
     again = _export(sb, tmp_path, "--out", str(out), "--refresh", "changed")
     assert again.returncode == EXIT_OK, again.stderr
     now = json.loads((out / "manifest.json").read_text())
