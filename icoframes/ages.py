@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from .joinedlists import joined_parts
-from .numerals import TOO_MANY_SECONDS, did_you_mean_number, number_text
+from .numerals import TOO_MANY_SECONDS, did_you_mean_number, meant_number, number_text
 
-__all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "duration_text", "durations_meant",
-           "numpy_duration", "seconds_of"]
+__all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "days_meant", "duration_text",
+           "durations_meant", "numpy_duration", "seconds_of", "seconds_under_a_day"]
 
 #: What an age argument takes, as its refusals say it.
 AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', seconds"
@@ -198,6 +198,44 @@ def seconds_of(value: object) -> float | None:
         return float(value)
     except OverflowError:
         return math.inf
+
+
+def seconds_under_a_day(value: object) -> float | None:
+    """The seconds ``value`` gives when it is a count without a unit (a real number, never a
+    bool; text writing one, or that most likely means one, ``"\u0663\u0660"``) of more than 0
+    and less than a day, else None: where an age is one of days (``older_than``,
+    ``rate_max_age``), such a count most likely means days (``icoframes cache prune
+    --older-than 30``: 30 days), and is refused with :func:`days_meant`.
+
+    Examples
+    --------
+    >>> seconds_under_a_day(30), seconds_under_a_day(" 30 "), seconds_under_a_day("\u0663\u0660")
+    (30.0, 30.0, 30.0)
+    >>> seconds_under_a_day(0), seconds_under_a_day(86400), seconds_under_a_day("30s")
+    (None, None, None)
+    >>> seconds_under_a_day(True), seconds_under_a_day(-1), seconds_under_a_day(np.timedelta64(30, "s"))
+    (None, None, None)
+    """
+    number = (number_text(value) if number_text(value) is not None
+              else meant_number(value, whole=False)) if isinstance(value, str) else value
+    seconds = seconds_of(number)
+    return seconds if seconds is not None and 0 < seconds < _DAY_SECONDS else None
+
+
+_DAY_SECONDS: Final = 86_400
+
+
+def days_meant(seconds: float) -> str:
+    """The "did you mean" of a count of ``seconds`` under a day where ages are of days
+    (:func:`seconds_under_a_day`): that many days, or past a year of days, seconds with
+    their unit.
+
+    Examples
+    --------
+    >>> days_meant(30), days_meant(3600)
+    ("; did you mean '30D'?", "; did you mean '3600s'?")
+    """
+    return f"; did you mean '{seconds:g}{'D' if seconds <= 366 else 's'}'?"
 
 
 def age_hint(value: object) -> str:

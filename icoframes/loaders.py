@@ -424,9 +424,9 @@ def prune_cache(older_than: dt.timedelta | float | int, *, ledgers: bool = False
     list results fetched before then (the next load re-pages them, even with
     ``max_age=None``), ``*.corrupt`` and leftover temporary files (at least an
     hour old). With ``ledgers=True``, the request counts of keys that sent
-    nothing for as long (and at least since yesterday) go too. The rules and
-    report of :func:`clear_cache`; InvalidParameter for a negative ``older_than``.
-    ``cache_dir`` overrides the configured cache dir.
+    nothing for as long (and at least since yesterday) go too. The rules and report of
+    :func:`clear_cache`; InvalidParameter for a negative ``older_than``, or seconds under
+    a day but 0 (``30``: "did you mean '30D'?", as ``--older-than 30``). ``cache_dir``: DIR.
 
     Examples
     --------

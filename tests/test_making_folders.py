@@ -77,7 +77,7 @@ def test_a_users_old_temporary_or_set_aside_file_named_as_a_folder_being_made_st
         path.write_text("mine")
     for path in (draft, notes, left):
         os.utime(path, (LONG_AGO, LONG_AGO))
-    report = icoframes.prune_cache(3600, cache_dir=root)
+    report = icoframes.prune_cache("1h", cache_dir=root)
     assert report.removed == [str(left)]  # only the folder is a leftover
     assert sorted(skip["path"] for skip in report.skipped) == [str(draft), str(notes)]
     assert draft.read_text() == notes.read_text() == "mine"  # left alone

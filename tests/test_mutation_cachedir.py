@@ -119,9 +119,30 @@ def test_prune_refuses_an_age_that_is_not_one(folder, older_than):
     assert folder.is_dir()
 
 
-def test_prune_takes_seconds(folder):
-    _file(folder / USED_MARK, dt.timedelta(seconds=100))
-    prune(folder.parent, 101, now=NOW)
+def test_prune_takes_seconds_of_a_day_or_more_and_durations_under_a_day(folder):
+    _file(folder / USED_MARK, dt.timedelta(days=1, seconds=100))
+    prune(folder.parent, 86_500, now=NOW)
     assert folder.is_dir()
-    prune(folder.parent, 99.5, now=NOW)
+    prune(folder.parent, "99.5s", now=NOW)  # under a day, its unit written: taken
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize(("older_than", "meant"), [
+    (30, "30D"), ("30", "30D"), (" 30 ", "30D"), (0.5, "0.5D"), ("\u0663\u0660", "30D"),
+    (3600, "3600s"), (86_399, "86399s")])
+def test_prune_refuses_seconds_under_a_day_deleting_nothing(folder, older_than, meant):
+    # `icoframes cache prune --older-than 30` is 30 days: prune(30) deleted every folder
+    # unused for 30 seconds, the profiles and the requests they cost
+    from icoframes.errors import InvalidParameter
+
+    _file(folder / USED_MARK, dt.timedelta(hours=1))
+    with pytest.raises(InvalidParameter) as caught:
+        prune(folder.parent, older_than, now=NOW)
+    assert str(caught.value).endswith(
+        "(a count without a unit under a day: seconds here, but days to `icoframes cache "
+        f"prune --older-than`; write the unit); did you mean '{meant}'?")
+    assert str(caught.value).startswith(f"older_than must be a timedelta, a duration such "
+                                        f"as '7D' or '12h', seconds, 0 or more; got {older_than!r}")
+    assert folder.is_dir() and (folder / USED_MARK).is_file()
+    prune(folder.parent, 0, now=NOW)  # 0: all no load holds now, as before
     assert not folder.exists()

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..ages import AGE_FORMS, age_hint, as_age
+from ..ages import AGE_FORMS, age_hint, as_age, days_meant, seconds_under_a_day
 from ..errors import ConfigError, InvalidParameter, did_you_mean, quoted
 from ..files import locked, utcnow
 from ..numerals import did_you_mean_flag
@@ -59,6 +59,9 @@ __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "USED_MA
            "prune", "remove_folder", "scan"]
 
 _DAY = dt.timedelta(days=1)
+# why older_than=30 is refused: ``icoframes cache prune --older-than 30`` is 30 days
+_UNDER_A_DAY = (" (a count without a unit under a day: seconds here, but days to "
+                "`icoframes cache prune --older-than`; write the unit)")
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
 _LINK = "a symbolic link: never followed out of the cache dir"
 _OTHER = "not a cache folder"
@@ -418,9 +421,10 @@ def clear_all(root: str | os.PathLike[str], *, ledgers: bool = False) -> CacheRe
 
 def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, *,
           ledgers: bool = False, now: dt.datetime | None = None) -> CacheReport:
-    """Delete what was not used for longer than ``older_than`` (or seconds) in ``root``, as
-    :func:`icoframes.prune_cache` says (a folder's last use: :func:`last_used`; the
-    ledgers' age: at least a day). InvalidParameter for an unusable ``older_than``.
+    """Delete what was not used for longer than ``older_than`` (or seconds: 0, or a day or
+    more) in ``root``, as :func:`icoframes.prune_cache` says (a folder's last use:
+    :func:`last_used`; the ledgers' age: at least a day). InvalidParameter for an unusable
+    ``older_than``, a count of seconds under a day too, before anything is deleted.
 
     Examples
     --------
@@ -431,11 +435,12 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     >>> len(prune(root, dt.timedelta(days=30), now=in_a_year).removed)
     1
     """
-    age = as_age(older_than)
-    if age is None:
+    age, seconds = as_age(older_than), seconds_under_a_day(older_than)
+    if age is None or seconds is not None:  # 30 is 30 days to `cache prune --older-than`
         raise InvalidParameter(
-            f"older_than must be {AGE_FORMS}, 0 or more; got {quoted(older_than)}"
-            + age_hint(older_than))
+            f"older_than must be {AGE_FORMS}, 0 or more; got "
+            f"{quoted(older_than)}" + (_UNDER_A_DAY + days_meant(seconds) if seconds
+                                       else age_hint(older_than)))
     now = utcnow() if now is None else now
     # nothing here is older than 1970, and a longer age would take now below datetime.min
     age = min(age, now - from_ms(0))

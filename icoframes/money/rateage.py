@@ -17,7 +17,7 @@ from typing import Final, TypeAlias
 import numpy as np
 import pandas as pd
 
-from ..ages import age_hint, as_age, duration_text, numpy_duration, seconds_of
+from ..ages import age_hint, as_age, days_meant, duration_text, numpy_duration, seconds_of
 from ..errors import InvalidParameter, quoted
 from ..numerals import meant_number, number_text
 
@@ -78,8 +78,7 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
 def _under_a_day(seconds: float) -> tuple[str, str]:
     """Why a number of seconds under a day is refused, and the days (or, past a year of
     days, the seconds with their unit) it most likely means."""
-    return (" (seconds: under the day by which rates are matched)",
-            f"; did you mean '{seconds:g}{'D' if seconds <= 366 else 's'}'?")
+    return " (seconds: under the day by which rates are matched)", days_meant(seconds)
 
 
 def _timedelta(value: dt.timedelta) -> pd.Timedelta | None:
