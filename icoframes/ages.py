@@ -213,8 +213,10 @@ def seconds_under_a_day(value: object) -> float | None:
     (30.0, 30.0, 30.0)
     >>> seconds_under_a_day(0), seconds_under_a_day(86400), seconds_under_a_day("30s")
     (None, None, None)
-    >>> seconds_under_a_day(True), seconds_under_a_day(-1), seconds_under_a_day(np.timedelta64(30, "s"))
-    (None, None, None)
+    >>> seconds_under_a_day(True), seconds_under_a_day(-1)
+    (None, None)
+    >>> seconds_under_a_day(np.timedelta64(30, "s")), seconds_under_a_day(dt.timedelta(seconds=30))
+    (None, None)
     """
     number = (number_text(value) if number_text(value) is not None
               else meant_number(value, whole=False)) if isinstance(value, str) else value

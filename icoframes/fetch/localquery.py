@@ -76,7 +76,17 @@ from .matching import (
 )
 from .ordering import list_order, local_order
 from .paging import ListQuery
-from .standing import CachedList, RowReader, contradicted, not_ready, rows_of, shown
+from .standing import (
+    CachedList,
+    RowReader,
+    cached_list,
+    contradicted,
+    disputed,
+    not_ready,
+    row_reader,
+    rows_of,
+    shown,
+)
 
 __all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
            "cached_query", "candidate_params", "mark_sorted_otherwise", "narrows",
@@ -226,26 +236,19 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
             if stored.meta.get("complete"):
                 found[read[-1]] = stored
             else:  # said, and what it holds may still show a change since another
-                lists.append(_cached(stored))
+                lists.append(cached_list(stored))
     if not found and not lists:
         return LocalAnswer(query), None
-    lists += [_cached(s) for s in found.values()]
+    lists += [cached_list(s) for s in found.values()]
     if found:  # fetched_after is strict: from a millisecond before the oldest, so the lists of
         # its very millisecond are read too (paged before or after it: not known)
         oldest = min(s.fetched_at for s in found.values()) - dt.timedelta(milliseconds=1)
         for params in cache.list_params(fetched_after=oldest):
             if cache.list_key(params) not in read and (stored := cache.read_list(params)):
-                lists.append(_cached(stored))
+                lists.append(cached_list(stored))
     filters = cache.read_filters()
-    tables: list[tuple[pd.DataFrame, pd.DataFrame]] = []
-
-    def read_rows(ids: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
-        if not tables:  # once an answer, not once a list judged: the same copies for each
-            tables.append((derived.table("icos"), derived.table("problems")))
-        return tables[0]
-
     answer = answer_from_cache(
-        query, lists, read_rows=read_rows,
+        query, lists, read_rows=row_reader(derived),
         profile_index=cache.profile_index(),
         filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
         now=now, max_age=max_age, ages=ages)
@@ -254,17 +257,14 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
     return answer, found[cache.list_key(dict(answer.source.params))]
 
 
-def _cached(stored: Stored) -> CachedList:
-    return CachedList(stored.meta["params"], stored.frame, stored.fetched_at,
-                      bool(stored.meta.get("complete")), problems=stored.meta.get("problems") or [])
-
-
 def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *,
                  offline: bool, refresh: bool, limit: dt.timedelta | None,
                  ages: Mapping[str, dt.timedelta]) -> tuple[ListQuery, Stored | None]:
     """A load's list query, answered from the cache where it can be; and its own cached list.
 
-    Its own cached list when complete and younger than ``limit`` (offline: any), unless
+    Its own cached list when complete and younger than ``limit`` (offline: any), unless a
+    list cached since says its rows are not the service's now (:func:`disputed`: declined,
+    said in ``declined``; offline, it answers when no other list can), or unless
     sorted by a date its rows' copies show out of its order (:func:`_order_moved`): online,
     when two copies fetched since the list show their dates out of its order (one changed
     after the paging), the list is not used (its order is old: ``repaged_for_order``, see
@@ -278,15 +278,17 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     # the clock after the read: a list another process kept while this load read the
     # cache is not "fetched in the future" (a clock stepped back), nor paged a second time
     now = utcnow()
+    moved: tuple[str, bool, str] | None = None
+    dispute: str | None = None
     if stored is not None:
         cached = ListQuery(params)
         cached.use_cached(stored)
         fresh = limit is None or dt.timedelta(0) <= now - stored.fetched_at <= limit
-        moved = None
         if offline or (not refresh and (cached.complete or cached.count_contradicts) and fresh):
             moved = _order_moved(params, stored, derived)
-            if moved is None or offline or not moved[1]:
-                cached.order_unstated = None if moved is None else moved[0]
+            cached.order_unstated = None if moved is None else moved[0]
+            dispute = disputed(stored, cache, derived, now=now, ages=None if offline else ages)
+            if dispute is None and (moved is None or offline or not moved[1]):
                 return cached, stored
     query = ListQuery(params)
     if not refresh:
@@ -301,7 +303,12 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
             and ahead(stored.fetched_at, now)):
         query.declined = [after_now("its own cached list", stored.fetched_at, now),
                           *query.declined]
-    if stored is not None and moved is not None:
+    if stored is not None and dispute is not None:
+        own = f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: {dispute}"
+        cached.declined = query.declined = [own, *query.declined]
+        if offline and query.frame is None:  # no other list answered: its own, said
+            return cached, stored
+    if stored is not None and moved is not None and moved[1] and not offline:
         query.repaged_for_order = query.frame is None  # (else a newer list answered)
         query.declined = [f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: "
                           f"copies fetched since show their {moved[2]} out of its order "

@@ -36,10 +36,14 @@ import numpy as np
 import pandas as pd
 
 from ..parse.lists import summary_keys
+from ..schema import FILTERS, empty_frame
+from ..store.cache import Cache, Stored
+from ..store.derived import DerivedTables
 from .matching import IN, OUT, UNDECIDED, Rows, judge, residual
 from .stalecopies import failing_copies
 
-__all__ = ["CachedList", "RowReader", "contradicted", "not_ready", "rows_of", "shown", "unready"]
+__all__ = ["CachedList", "RowReader", "cached_list", "contradicted", "disputed", "not_ready",
+           "row_reader", "rows_of", "shown", "unready"]
 
 
 @dataclass(frozen=True)
@@ -248,6 +252,44 @@ class _Lacked:
         lacked = np.setdiff1d(held, ids)
         return cls(Rows.of(lacked, *read_rows(lacked)), _copies(lacked, index),
                    _older(pd.DataFrame({"id": lacked}), index, now, limit))
+
+
+def cached_list(stored: Stored) -> CachedList:
+    """A stored list as a :class:`CachedList`."""
+    return CachedList(stored.meta["params"], stored.frame, stored.fetched_at,
+                      bool(stored.meta.get("complete")), problems=stored.meta.get("problems") or [])
+
+
+def row_reader(derived: DerivedTables) -> RowReader:
+    """A :data:`RowReader` over the cached tables, read once at its first call (the same
+    copies for every list judged with it), not at all when no check needs the rows."""
+    tables: list[tuple[pd.DataFrame, pd.DataFrame]] = []
+
+    def read_rows(ids: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+        if not tables:
+            tables.append((derived.table("icos"), derived.table("problems")))
+        return tables[0]
+    return read_rows
+
+
+def disputed(own: Stored, cache: Cache, derived: DerivedTables, *, now: dt.datetime,
+             ages: Mapping[str, dt.timedelta] | None) -> str | None:
+    """Why a list cached since a query's own cached list ``own`` says its rows are not the
+    service's now (:func:`contradicted`, the test a list answering a narrower query
+    passes), None when none does or none was cached since: a query answered by its own list
+    would return a removed ICO, one moved to another status, or lack one added, that a list
+    paged later (``refresh=True`` of a wider query) shows. No request: the cache's lists."""
+    params = own.meta["params"]
+    key = cache.list_key(params)
+    since = [cached_list(stored) for other in cache.list_params(  # its millisecond's too
+        fetched_after=own.fetched_at - dt.timedelta(milliseconds=1))
+        if cache.list_key(other) != key and (stored := cache.read_list(other)) is not None]
+    if not since:
+        return None
+    filters = cache.read_filters()
+    return contradicted(params, cached_list(own), since, read_rows=row_reader(derived),
+                        index=cache.profile_index(), now=now, ages=ages,
+                        filter_set=empty_frame(FILTERS) if filters is None else filters.frame)
 
 
 def rows_of(listing: pd.DataFrame, read_rows: RowReader) -> Rows:

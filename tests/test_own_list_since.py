@@ -1,0 +1,112 @@
+"""A query's own cached list, within ``max_age``, passes the test a list answering a narrower
+query passes: no list cached since says its rows are not the service's now (review REV-CL F2).
+
+``load_icos(status="past", sort_asc=...)`` cached at T0; an ICO removed, one moved to
+upcoming, one added; ``load_icos(status="past", refresh=True)`` at T1 pages the change. The
+sorted query at T2 returned its T0 list as complete (the removed and moved ICOs in, the new
+one out) while the cache held the T1 list proving it wrong. Each test compares with the
+sandbox's own answer, paged over loopback.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import time_machine
+from test_narrower_loads import listed_by_service  # the sandbox's ids, paged over loopback
+
+import icoframes
+from icoframes import sandbox
+
+T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
+MINUTE = dt.timedelta(minutes=1)
+PAST = {"status": "past"}
+
+
+@pytest.fixture
+def sb(tmp_path):
+    """The sandbox of seed 3 (300 ICOs), the test's own (it changes ICOs), a fresh cache."""
+    with sandbox.serve(n_icos=300, seed=3) as server:
+        icoframes.configure(**server.settings(), cache_dir=tmp_path / "cache")
+        try:
+            yield server
+        finally:
+            icoframes.reset_configuration()
+
+
+def at(minutes: int):
+    return time_machine.travel(T0 + minutes * MINUTE, tick=False)
+
+
+def entry(frame) -> dict:
+    (query,) = frame.attrs["icoframes"]["queries"]
+    return query
+
+
+def _changed_after(sb, sort: dict) -> tuple[int, int, int]:
+    """Cache the sorted past list at T0, change the service, page all of past at T1:
+    the removed id, the id moved to upcoming, the id added."""
+    with at(0):
+        first = icoframes.load_icos(status="past", progress=False, **sort)
+    x, y = (int(i) for i in first["id"].iloc[:2])
+    sb.remove_ico(x)
+    sb.update_ico(y, status="upcoming")
+    z = sb.add_ico("past")
+    with at(1):
+        icoframes.load_icos(status="past", refresh=True, progress=False)
+    sb.stats.reset()
+    return x, y, z
+
+
+@pytest.mark.parametrize("offline", [False, True], ids=["online", "offline"])
+def test_own_list_a_newer_list_disputes_is_declined_and_the_newer_one_answers(sb, offline):
+    x, y, z = _changed_after(sb, {"sort_asc": "id"})
+    with at(2):
+        got = icoframes.load_icos(status="past", sort_asc="id", offline=offline, progress=False)
+    assert sum(sb.stats.requests.values()) == 0  # the T1 list answers: no request
+    assert got["id"].tolist() == listed_by_service(sb, sort_asc="id")
+    assert x not in got["id"].tolist() and y not in got["id"].tolist()
+    assert z in got["id"].tolist() and set(got["status"]) == {"past"}
+    query = entry(got)
+    assert query["answered_from"] == PAST
+    assert query["cache_declined"][0] == (
+        "its own cached list of 2026-05-04 10:00 UTC: the cached list {'status': 'past'} of "
+        f"2026-05-04 10:01 UTC lacks id {x}: it left the list since")
+    assert got.attrs["icoframes"]["complete"] is True
+
+
+def test_own_list_a_newer_list_disputes_is_paged_when_no_list_answers(sb):
+    _changed_after(sb, {"sort_asc": "name"})  # a name order: not answered from the T1 list
+    with at(2):
+        got = icoframes.load_icos(status="past", sort_asc="name", progress=False)
+    assert sb.stats.requests["icos"] > 0 and sum(sb.stats.profile_hits.values()) == 0
+    assert got["id"].tolist() == listed_by_service(sb, sort_asc="name")
+    assert entry(got)["from_cache"] is False
+    assert entry(got)["cache_declined"][0].startswith("its own cached list of 2026-05-04 10:00 UTC")
+
+
+def test_offline_own_list_a_newer_list_disputes_answers_saying_so(sb):
+    x, _, _ = _changed_after(sb, {"sort_asc": "name"})
+    with at(2):
+        got = icoframes.load_icos(status="past", sort_asc="name", offline=True, progress=False)
+    assert sum(sb.stats.requests.values()) == 0
+    assert x in got["id"].tolist()  # its own rows, as cached: but said
+    query = entry(got)
+    assert query["from_cache"] is True
+    assert query["cache_declined"][0] == (
+        "its own cached list of 2026-05-04 10:00 UTC: the cached list {'status': 'past'} of "
+        f"2026-05-04 10:01 UTC lacks id {x}: it left the list since")
+
+
+def test_own_list_no_list_since_disputes_answers_as_before(sb):
+    with at(0):
+        first = icoframes.load_icos(status="past", sort_asc="id", progress=False)
+    with at(1):
+        icoframes.load_icos(status="ongoing", progress=False)  # since, another status: no word
+    sb.stats.reset()
+    with at(2):
+        again = icoframes.load_icos(status="past", sort_asc="id", progress=False)
+    assert sum(sb.stats.requests.values()) == 0
+    assert again["id"].tolist() == first["id"].tolist()
+    assert entry(again)["from_cache"] is True and "cache_declined" not in entry(again)
