@@ -50,7 +50,8 @@ def test_text_of_a_duration_is_read_as_pandas_reads_it_and_text_of_a_number_as_s
         warm, age, seconds):
     with pytest.raises(InvalidParameter) as caught:  # offline says the age it read
         icoframes.load_icos("past", offline=True, max_age=age, progress=False)
-    assert f"but max_age={seconds} asks the service again" in str(caught.value)
+    assert (f"but max_age={age!r} ({seconds} seconds) asks the service again"  # as written
+            in str(caught.value))
     assert warm.stats.requests.total() == 0
 
 

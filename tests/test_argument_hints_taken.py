@@ -69,7 +69,7 @@ def test_a_bare_m_is_refused_in_every_age_argument_and_prune_deletes_nothing(war
 def test_what_a_bare_m_suggests_is_taken_and_iso_minutes_still_are(warm, age, seconds):
     with pytest.raises(InvalidParameter) as caught:  # offline says the age it read
         icoframes.load_icos("past", offline=True, max_age=age, progress=False)
-    assert f"but max_age={seconds} asks the service again" in str(caught.value)
+    assert f"but max_age={age!r} ({seconds} seconds) asks the service again" in str(caught.value)
 
 
 _SUM = " (durations joined into one text, which would be read as their sum: an age is one duration)"
@@ -97,7 +97,7 @@ def test_durations_joined_as_a_list_are_refused_not_summed(warm, age):
 def test_one_duration_in_groups_is_read_whole(warm, age):
     with pytest.raises(InvalidParameter) as caught:  # offline says the age it read
         icoframes.load_icos("past", offline=True, max_age=age, progress=False)
-    assert "but max_age=108000 asks the service again" in str(caught.value)
+    assert f"but max_age={age!r} (108000 seconds) asks the service again" in str(caught.value)
 
 
 _RATES = pd.DataFrame({"date": ["2018-01-01"], "currency": ["ETH"], "usd_per_unit": [2.0]})

@@ -30,7 +30,7 @@ ASKS = [
     ({"refresh": "all"}, "refresh='all' asks"),
     ({"max_age": 0}, "max_age=0 asks"),
     ({"max_age": dt.timedelta(0)}, "max_age=0 asks"),
-    ({"profile_max_age": 0}, r"profile_max_age=0 \(for ongoing, upcoming, past\) asks"),
+    ({"profile_max_age": 0}, r"profile_max_age=0 \(for past\) asks"),  # the load's status
     ({"profile_max_age": {"past": dt.timedelta(0)}}, r"profile_max_age=0 \(for past\) asks"),
     ({"refresh": True, "max_age": 0}, "refresh=True and max_age=0 ask the service again"),
     # any age given asks for what is older (REVE L3: these came back complete, no warning,
@@ -38,15 +38,40 @@ ASKS = [
     ({"max_age": 1}, r"max_age=1 asks"),
     ({"max_age": dt.timedelta(microseconds=1)}, r"max_age=1e-06 asks"),
     ({"max_age": dt.timedelta(days=2)}, r"max_age=172800 asks"),
-    ({"profile_max_age": 1}, r"profile_max_age=1 \(for ongoing, upcoming, past\) asks"),
-    # past's own default, 90 days, asks nothing: only ongoing's 0 is said (9315728: both)
-    ({"profile_max_age": {"Past": 90 * 86400, "ongoing": 0}},
-     r"profile_max_age=0 \(for ongoing\) asks"),
+    ({"profile_max_age": 1}, r"profile_max_age=1 \(for past\) asks"),
+    ({"profile_max_age": "2D"}, r"profile_max_age='2D' \(172800 seconds\) \(for past\) asks"),
+    ({"max_age": " 2D "}, r"max_age=' 2D ' \(172800 seconds\) asks"),  # as written
     ({"profile_max_age": {"past": 7 * 86400, "upcoming": dt.timedelta(days=7)}},
      r"profile_max_age=604800 \(for past\) asks"),
     # one age for every status: a day is ongoing's default alone
-    ({"profile_max_age": 86400}, r"profile_max_age=86400 \(for upcoming, past\) asks"),
+    ({"profile_max_age": 86400}, r"profile_max_age=86400 \(for past\) asks"),
 ]
+
+
+@pytest.mark.parametrize(("status", "ages", "said"), [
+    (None, {"Past": 90 * 86400, "ongoing": 0}, r"profile_max_age=0 \(for ongoing\) asks"),
+    (None, 86400, r"profile_max_age=86400 \(for upcoming, past\) asks"),
+    ("Ongoing", {"ongoing": "12h", "past": 0}, r"profile_max_age='12h' \(43200 seconds\) "
+                                               r"\(for ongoing\) asks")])
+def test_offline_weighs_the_profile_ages_of_the_statuses_the_load_asks_for(cfg, status, ages,
+                                                                          said):
+    with pytest.raises(InvalidParameter, match=f"offline=True uses the cache alone, but {said}"):
+        icoframes.load_icos(status=status, offline=True, profile_max_age=ages)
+    assert spent(cfg) == {"filters": 0, "icos": 0, "ico": 0}
+
+
+def test_offline_takes_an_age_for_statuses_the_load_does_not_ask_for(cfg):
+    # review REV-CL F4: "90D" on a past load was refused "for ongoing, upcoming" (statuses
+    # it does not load: nothing of them would be asked again), shown as 7.776e+06
+    online = icoframes.load_icos(status="past", progress=False)
+    before = spent(cfg)
+    for ages in ("90D", dt.timedelta(days=90), {"Past": 90 * 86400, "ongoing": 0},
+                 {"upcoming": "1s"}):
+        got = icoframes.load_icos(status="past", offline=True, progress=False,
+                                  profile_max_age=ages)
+        assert got["id"].tolist() == online["id"].tolist()
+        assert icoframes.report(got).complete is True
+    assert spent(cfg) == before
 
 
 @pytest.mark.parametrize(("kwargs", "said"), ASKS)

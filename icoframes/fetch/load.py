@@ -198,9 +198,9 @@ class Load:
         """Page the lists (or use fresh cached ones) and fetch what profiles lack; the listing,
         with the crawl's summary in ``attrs["icoframes"]``."""
         budget = check_load_arguments(refresh=refresh, budget=budget)  # a Python int
-        limit, ages = load_ages(max_age, profile_max_age, refresh=refresh, offline=self.offline)
-        queries = build_queries(status, filters, self._filter_set,  # a typo: did you mean
-                                keywords=keywords)
+        limit, ages = load_ages(max_age, profile_max_age, refresh=refresh, offline=self.offline,
+                                status=status)
+        queries = build_queries(status, filters, self._filter_set, keywords=keywords)
         self._begin(profiles=profiles, refresh_all=refresh == "all", ages=ages, budget=budget)
         self.service.budget, self.service.repaged = budget, None not in (self.lists_after, max_age)
         made = not self.cache.dir.exists()

@@ -40,29 +40,18 @@ it anyway; a last failure dated in the future (a clock set back) never delays it
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..ages import AGE_FORMS, age_hint, as_age
-from ..api.params import STATUSES
-from ..errors import InvalidParameter, quoted
+from .loadages import DEFAULT_MAX_AGE, PROFILE_MAX_AGE, age_limit, load_ages, profile_max_age
 
 __all__ = ["BACKOFF_AFTER", "DEFAULT_MAX_AGE", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT",
            "ProfileIndex", "Want", "age_limit", "due_after", "failure_stamp", "load_ages",
            "next_try", "plan_profiles", "profile_max_age", "retry_interval", "slack"]
-
-# How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
-# change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
-PROFILE_MAX_AGE: Mapping[str, dt.timedelta] = {
-    "ongoing": dt.timedelta(days=1),
-    "upcoming": dt.timedelta(days=7),
-    "past": dt.timedelta(days=90),
-}
 
 # Failed loads in a row (no copy between) from which a profile waits before its next try,
 # the first wait, its growth per failed load, and the longest wait.
@@ -110,115 +99,6 @@ class Want:
         replace since (both are known bad, so that a run of them does not stop every
         refresh="all" of the others, load after load)."""
         return self.reason == "failed" or self.failed_at is not None
-
-
-#: The default ``max_age`` (a day): ``offline=True`` takes it, and any age equal to it (a day
-#: written ``86400``: the same argument), refusing other ages (:func:`load_ages`).
-DEFAULT_MAX_AGE: Final = dt.timedelta(days=1)
-
-
-def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
-    """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
-    if max_age is None:
-        return None
-    return _age(max_age, f"max_age must be {AGE_FORMS} or None, got")
-
-
-def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
-              offline: bool = False) -> tuple[dt.timedelta | None, dict[str, dt.timedelta]]:
-    """A load's ``max_age`` (:func:`age_limit`) and ``profile_max_age``
-    (:func:`profile_max_age`), refused with ``offline=True`` when an argument asks the
-    service again: ``refresh`` True or ``"all"``, a ``max_age`` given (not one equal to
-    :data:`DEFAULT_MAX_AGE`, nor None: a cached list older than it is paged again)
-    or a ``profile_max_age`` given (a profile older than it is fetched again; not for a
-    status given its default, :data:`PROFILE_MAX_AGE`, however written). Offline winning
-    over them silently would bring the cached rows back as if fetched again, said complete,
-    ``max_age=1`` on rows of three days too."""
-    limit, ages = age_limit(max_age), profile_max_age(profile_ages)
-    asks = [f"refresh={refresh!r}" if isinstance(refresh, str) else "refresh=True"] * bool(
-        refresh)
-    ages_given = []  # an age given is a wish to ask the service for what is older: any age
-    if limit is not None and limit != DEFAULT_MAX_AGE:  # a day, however written: the default
-        ages_given.append(f"max_age={limit.total_seconds():g}")
-    if profile_ages is not None:  # the statuses it names, by age ({} names none)
-        named = ([str(status).strip().lower() for status in profile_ages]
-                 if isinstance(profile_ages, Mapping) else list(STATUSES))
-        # as max_age's day: a status given its default age, however written, asks nothing
-        named = [status for status in named if ages[status] != PROFILE_MAX_AGE[status]]
-        for age in dict.fromkeys(ages[status] for status in named):
-            statuses = ", ".join(status for status in named if ages[status] == age)
-            ages_given.append(f"profile_max_age={age.total_seconds():g} (for {statuses})")
-    asks += ages_given
-    if offline and asks:
-        without = " and ".join(dict.fromkeys(given.split("=")[0] for given in ages_given))
-        raise InvalidParameter(
-            f"offline=True uses the cache alone, but {' and '.join(asks)} "
-            f"ask{'s' * (len(asks) == 1)} the service again: give one or the other "
-            "(offline=True alone returns the cached rows as they are, however old, saying "
-            "what is missing)" + (f"; did you mean offline=True without {without}?"
-                                  if without else ""))
-    return limit, ages
-
-
-def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
-    """The maximum profile age per status from the ``profile_max_age`` argument.
-
-    Parameters
-    ----------
-    value : None, timedelta, seconds or mapping
-        ``None``: the defaults (:data:`PROFILE_MAX_AGE`); one age for every
-        status; or a mapping by status, the statuses it leaves out keeping
-        their default.
-
-    Examples
-    --------
-    >>> ages = profile_max_age({"ongoing": dt.timedelta(hours=6)})
-    >>> ages["ongoing"], ages["past"].days
-    (datetime.timedelta(seconds=21600), 90)
-    >>> try:
-    ...     profile_max_age({"ongoin": 3600})
-    ... except InvalidParameter as exc:
-    ...     print(exc)
-    profile_max_age: unknown status 'ongoin'; did you mean 'ongoing'?
-    """
-    ages = dict(PROFILE_MAX_AGE)
-    if value is None:
-        return ages
-    if not isinstance(value, Mapping):
-        return dict.fromkeys(STATUSES, _age(value))
-    given: dict[str, object] = {}
-    for status, age in value.items():
-        key = str(status).strip().lower()
-        if key not in ages:
-            close = difflib.get_close_matches(key, list(STATUSES), n=1)
-            hint = (f"; did you mean {close[0]!r}?" if close
-                    else f"; statuses: {', '.join(STATUSES)}")
-            raise InvalidParameter(f"profile_max_age: unknown status {quoted(status)}{hint}")
-        if key in given:  # {'past': 3, 'Past': 4}: which one was meant is no one's guess
-            raise InvalidParameter(
-                f"profile_max_age: the status {key!r} is given twice ({quoted(given[key])} "
-                f"and {quoted(status)}); give each status once")
-        given[key] = status
-        ages[key] = _age(age)
-    return ages
-
-
-def _age(value: Any, refusal: str = (f"profile_max_age must be {AGE_FORMS}, "
-                                      "or a mapping of them by status; got")) -> dt.timedelta:
-    """An age of at least 0 (see :func:`~icoframes.ages.as_age`), or InvalidParameter.
-
-    Infinity, NaN and the negative are refused rather than read as "never" or
-    "always": ``timedelta(seconds=inf)`` raises OverflowError, and a negative age
-    would make every copy stale.
-    """
-    age = as_age(value)
-    if age is None:
-        why = ""  # a count without a unit, or of years or months: no fixed length
-        if (isinstance(value, np.timedelta64) and not np.isnat(value)
-                and np.datetime_data(value.dtype)[0] in ("generic", "Y", "M")):
-            why = " (a np.timedelta64 needs a unit other than years or months)"
-        raise InvalidParameter(f"{refusal} {quoted(value)}{why}{age_hint(value)}")  # "1D", "90"
-    return age
 
 
 def retry_interval(failures: int) -> dt.timedelta:
