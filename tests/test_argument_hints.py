@@ -68,7 +68,7 @@ def test_every_age_argument_reads_a_duration_as_text(warm):
     ("P1M", " (a month has no fixed length); did you mean '30D'?"),  # a minute to pandas
     ("2 years", " (a year has no fixed length); did you mean '730D'?"),
     ("2 weeks", "; did you mean '2W'?"), ("7T", "; did you mean '7min'?"),
-    ("12 hrs", "; did you mean '12h'?"), ("-1D", ""), ("soon", ""),
+    ("12 hrs", "; did you mean '12h'?"), ("soon", ""),
     ("7D/12h", ""),  # no list pandas would sum: it reads no slash
 ])
 def test_a_duration_pandas_does_not_read_is_refused_with_what_it_means(warm, age, hint):
@@ -78,6 +78,16 @@ def test_a_duration_pandas_does_not_read_is_refused_with_what_it_means(warm, age
     with pytest.raises(InvalidParameter) as caught:
         icoframes.prune_cache(age)
     assert str(caught.value) == f"older_than must be {_AGE}, 0 or more; got {age!r}{hint}"
+
+
+def test_a_negative_duration_is_refused_saying_so(warm):
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.load_icos("past", max_age="-1D", progress=False)
+    assert str(caught.value) == (f"max_age must be {_AGE} or None, got '-1D' (negative: an age "
+                                 "is 0 or more)")
+    with pytest.raises(InvalidParameter) as caught:  # "0 or more" said already
+        icoframes.prune_cache("-1D")
+    assert str(caught.value) == f"older_than must be {_AGE}, 0 or more; got '-1D'"
     assert warm.stats.requests.total() == 0
 
 

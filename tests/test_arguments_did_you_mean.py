@@ -7,6 +7,8 @@ refusal comes before any request.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 import icoframes
@@ -62,7 +64,17 @@ _FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: takes "
                              "fixed length); did you mean '30D'?"),
     ({"max_age": "3_600"}, f"max_age must be {_AGE} or None, got '3_600'; "
                            "did you mean 3600?"),  # "3600" is 3600 seconds
-    ({"max_age": "-1D"}, f"max_age must be {_AGE} or None, got '-1D'"),
+    ({"max_age": "-1D"}, f"max_age must be {_AGE} or None, got '-1D' (negative: an age is 0 "
+                         "or more)"),
+    # review REV-CL F3: a timedelta refused as if it were none, infinity as if not seconds
+    ({"max_age": dt.timedelta(hours=-1)}, f"max_age must be {_AGE} or None, got "
+     "datetime.timedelta(days=-1, seconds=82800) (negative: an age is 0 or more)"),
+    ({"max_age": -5}, f"max_age must be {_AGE} or None, got -5 (negative: an age is 0 or more)"),
+    ({"max_age": float("inf")}, f"max_age must be {_AGE} or None, got inf (infinite: an age "
+                                "is finite; None never expires)"),
+    ({"profile_max_age": {"past": float("inf")}}, f"profile_max_age must be {_AGE}, or a "
+     "mapping of them by status; got inf (infinite: an age is finite; '3650D' for hardly "
+     "ever)"),
     ({"max_age": "\u0663"}, f"max_age must be {_AGE} or None, got '\u0663'; "
                            "did you mean 3?"),
     ({"profile_max_age": " 2 weeks"}, f"profile_max_age must be {_AGE}, or a "

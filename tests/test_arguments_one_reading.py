@@ -266,7 +266,8 @@ def test_an_export_records_ages_given_as_text_as_their_seconds(cfg, tmp_path):
     ("\u0663", "; did you mean 3?"), ("1_000", "; did you mean 1000?"),
     ("\uff12.5", "; did you mean 2.5?"), ("3 secs", "; did you mean '3s'?"),
     ("1 month", " (a month has no fixed length); did you mean '30D'?"),
-    ("-3", ""), ("1e20", " (more seconds than a timedelta holds: below 8.64e+13)"),
+    ("-3", " (negative: an age is 0 or more)"),
+    ("1e20", " (more seconds than a timedelta holds: below 8.64e+13)"),
     ("1e-7", " (a positive age shorter than a microsecond, which an age would hold as 0)"),
     ("nan", ""), ("", "")])
 def test_other_text_given_as_an_age_is_refused_with_what_it_means_before_any_request(

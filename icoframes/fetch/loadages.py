@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import numpy as np
 
-from ..ages import AGE_FORMS, age_hint, as_age
+from ..ages import AGE_FORMS, age_hint, as_age, duration_text, numpy_duration, seconds_of
 from ..api.params import STATUSES, read_status
 from ..errors import InvalidParameter, quoted
+from ..numerals import number_text
 
 __all__ = ["DEFAULT_MAX_AGE", "PROFILE_MAX_AGE", "age_limit", "load_ages", "profile_max_age"]
 
@@ -41,7 +43,7 @@ def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None
     """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
     if max_age is None:
         return None
-    return _age(max_age, f"max_age must be {AGE_FORMS} or None, got")
+    return _age(max_age, f"max_age must be {AGE_FORMS} or None, got", never="None never expires")
 
 
 def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
@@ -145,8 +147,10 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
 
 
 def _age(value: Any, refusal: str = (f"profile_max_age must be {AGE_FORMS}, "
-                                      "or a mapping of them by status; got")) -> dt.timedelta:
-    """An age of at least 0 (see :func:`~icoframes.ages.as_age`), or InvalidParameter.
+                                      "or a mapping of them by status; got"), *,
+         never: str = "'3650D' for hardly ever") -> dt.timedelta:
+    """An age of at least 0 (see :func:`~icoframes.ages.as_age`), or InvalidParameter, saying
+    why a negative or infinite one is refused (``never``: what to give for "never").
 
     Infinity, NaN and the negative are refused rather than read as "never" or
     "always": ``timedelta(seconds=inf)`` raises OverflowError, and a negative age
@@ -158,5 +162,22 @@ def _age(value: Any, refusal: str = (f"profile_max_age must be {AGE_FORMS}, "
         if (isinstance(value, np.timedelta64) and not np.isnat(value)
                 and np.datetime_data(value.dtype)[0] in ("generic", "Y", "M")):
             why = " (a np.timedelta64 needs a unit other than years or months)"
+        elif (seconds := _seconds(value)) is not None and seconds < 0:
+            why = " (negative: an age is 0 or more)"
+        elif seconds == math.inf:
+            why = f" (infinite: an age is finite; {never})"
         raise InvalidParameter(f"{refusal} {quoted(value)}{why}{age_hint(value)}")  # "1D", "90"
     return age
+
+
+def _seconds(value: Any) -> float | None:
+    """The seconds ``value`` gives, of any sign, infinity too: a number (or text writing
+    one), a duration (a timedelta, text with its unit, a timedelta64 with one); else None."""
+    if isinstance(value, str):
+        number = number_text(value)
+        value = number if number is not None else duration_text(value)
+    elif isinstance(value, np.timedelta64):
+        value = numpy_duration(value)
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    return seconds_of(value)
