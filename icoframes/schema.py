@@ -431,8 +431,10 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
         known = {**TABLES, PROBLEMS.name: PROBLEMS, PROBLEM_SUMMARY.name: PROBLEM_SUMMARY,
                  LIST.name: LIST, FILTERS.name: FILTERS}
         if table not in known:
+            features = ("; the columns compute_features adds: icoframes.describe_features()"
+                        if "feature" in table.casefold() else "")
             raise UnknownName(f"no table {quoted(table)}{did_you_mean(table, known)}; "
-                              f"tables: {', '.join(known)}")
+                              f"tables: {', '.join(known)}{features}")
         table = known[table]
     if not isinstance(table, TableSchema):
         raise InvalidParameter(f"describe takes a table name or a TableSchema, got {quoted(table)}")

@@ -62,7 +62,10 @@ def kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
         raise InvalidParameter("subset: ids must be whole numbers, got a missing value "
                                f"({quoted(values[missing][0])})")
     for odd in (v for v in values if isinstance(v, float | np.floating)):
-        raise InvalidParameter(f"subset: ids must be whole numbers, got {quoted(odd)}")
+        raise InvalidParameter(  # 1336.0: ids made floats beside a NaN (a merge, a reindex)
+            f"subset: ids are integers, not floats, got {quoted(odd)}; did you mean "
+            f"{int(odd)} (ids.astype('int64'))?" if float(odd).is_integer() else
+            f"subset: ids must be whole numbers, got {quoted(odd)}")
     # each id read as every integer argument is (numerals.as_integer): "٣", Decimal("2.5") (not
     # id 2, as int() truncates it), a numpy timedelta64 (not id 5, its count of units) or an
     # integer whose __index__ fails is none

@@ -139,7 +139,11 @@ def test_a_missing_value_in_a_mask_keeps_no_ico(mask):
 @pytest.mark.parametrize("bad, message", [
     ([1, None], r"ids must be whole numbers, got a missing value \(None\)"),
     ([1, np.nan], r"ids must be whole numbers, got a missing value \(nan\)"),
-    ([1, 2.0], r"ids must be whole numbers, got 2\.0"),
+    ([1, 2.5], r"ids must be whole numbers, got 2\.5"),
+    # review REV-CL F3: 2.0 is a whole number (ids turn into floats beside a NaN)
+    ([1, 2.0], r"^subset: ids are integers, not floats, got 2\.0; did you mean 2 "
+               r"\(ids\.astype\('int64'\)\)\?$"),
+    (pd.Series([1336.0, 1.0]), r"got 1336\.0; did you mean 1336 "),
     ([True, 2, False], "ids and True/False mixed"),
     (pd.array([True, None], dtype="boolean"), "a boolean mask of 2 values for 3 ICOs"),
 ])

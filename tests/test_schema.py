@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from messy_profiles import clean_profile, with_
 
+import icoframes
 from icoframes import schema
 from icoframes.parse.profiles import tidy
 from icoframes.schema import (
@@ -143,3 +144,13 @@ def test_a_bundle_with_a_column_of_another_dtype_is_refused_naming_it():
     with pytest.raises(ValueError, match=r"team: columns with undeclared dtypes: "
                                          r"\{'position': 'float64'\}"):
         Tables(**frames)
+
+
+@pytest.mark.parametrize("name", ["features", " Feature"])
+def test_describe_of_features_points_to_describe_features(name):
+    # review REV-CL F3: "no table 'features'" named the tables, not where features are
+    with pytest.raises(KeyError) as caught:
+        icoframes.describe(name)
+    assert str(caught.value.args[0]).endswith(
+        "problems, problem_summary, list, filters; the columns compute_features adds: "
+        "icoframes.describe_features()")
