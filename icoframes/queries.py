@@ -133,6 +133,10 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
             raise InvalidParameter(f"invalid list parameter {key}={quoted(params[key])}: "
                                    "must be ids or names, not an empty string")
         for v in _values(params.get(key)):  # "1, 2": ids pasted as one, no name to look up
+            if params.get(key) is not None and (v is None or pd.isna(v) is True):  # a gap
+                raise InvalidParameter(  # in a column read as a list: ["Finance", nan]
+                    f"invalid list parameter {key}={quoted(params[key])}: {quoted(v)} is a "
+                    f"missing value, no {key} (an id or a name); drop it (.dropna())")
             if hint := list_hint(v, lambda part: None if _is_name(part) else pasted_id(part),
                                  spaces=True):  # (an id out of range: no hint)
                 raise InvalidParameter(f"invalid list parameter {key}={quoted(params[key])}: "

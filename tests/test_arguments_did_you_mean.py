@@ -57,6 +57,11 @@ _FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: takes "
     ({"bounty_program": "YES"}, "invalid list parameter bounty_program='YES': "
                                 "takes True (or 'yes') only; did you mean True?"),
     ({"bounty_program": "false"}, _FLAG_TAKES_TRUE_ONLY.format("false")),
+    # review REV-CL F3: "must be ids (positive integers)", though names are taken too
+    ({"category": ["Finance", float("nan")]}, "invalid list parameter category=['Finance', "
+     "nan]: nan is a missing value, no category (an id or a name); drop it (.dropna())"),
+    ({"platform": [2, None]}, "invalid list parameter platform=[2, None]: None is a missing "
+     "value, no platform (an id or a name); drop it (.dropna())"),
     ({"bounty_program": "no"}, _FLAG_TAKES_TRUE_ONLY.format("no")),
     ({"bounty_program": "maybe"}, "invalid list parameter bounty_program='maybe': "
                                   "takes True (or 'yes') only"),
