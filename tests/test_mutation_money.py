@@ -8,6 +8,8 @@ value it is about.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -651,9 +653,22 @@ def test_wide_rates_of_two_column_levels_are_refused_saying_which_field_to_selec
 def test_rates_in_neither_layout_are_refused_naming_the_columns_and_the_index():
     with pytest.raises(ValueError, match=(
             r"^rates must be long form \(columns date, currency, usd_per_unit\) or wide form "
-            r"\(a DatetimeIndex or date column, one column per currency\); got columns "
-            r"\['ETH'\] and a RangeIndex$")):
+            r"\(a date index or column: datetimes, dates or ISO date text; one column per "
+            r"currency\); got columns \['ETH'\] and an index of int64 \(RangeIndex, first 0\)$")):
         normalize_rates(pd.DataFrame({"ETH": [1.0]}))
+
+
+@pytest.mark.parametrize("index", [
+    [dt.date(2018, 1, 1), dt.date(2018, 1, 2)], ["2018-01-01", "2018-01-02"],
+    pd.Index(["2018-01-01", "2018-01-02"], dtype="string")])
+def test_wide_rates_take_dates_or_date_text_as_their_index_as_long_form_does(index):
+    # review REV-CL F3: refused "... got columns [...] and a Index", while a long form takes
+    # datetime.date and ISO text (pd.read_csv(..., index_col=0) without parse_dates)
+    dated = pd.DataFrame({"ETH-USD": [1.0, 2.0]}, index=pd.to_datetime(["2018-01-01",
+                                                                          "2018-01-02"]))
+    got = normalize_rates(pd.DataFrame({"ETH-USD": [1.0, 2.0]}, index=index))
+    pd.testing.assert_frame_equal(got, normalize_rates(dated))
+    assert str(got["date"].dtype) == "datetime64[ms]"
 
 
 def test_bare_wide_columns_are_refused_saying_each_way_to_name_them():

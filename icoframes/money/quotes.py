@@ -8,6 +8,7 @@ refused, never guessed.
 from __future__ import annotations
 
 import datetime as dt
+import numbers
 import re
 from collections.abc import Hashable, Mapping
 from typing import Final, Literal
@@ -52,7 +53,8 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
       direction is the value column's (``ETH-USD`` under ``usd_per_unit`` is ETH)
       and refused when it is not (``JPY=X``, JPY per USD, under ``usd_per_unit``)
       or has no USD side;
-    * **wide form**: a date index (or ``date`` column) and one column per
+    * **wide form**: a date index (or ``date`` column: datetimes, dates or ISO date text,
+      read as the long form's) and one column per
       currency, named as price downloaders name them: ``ETH-USD``, ``ETH/USD``,
       ``ETH_USD``, ``EURUSD`` and Yahoo's ``EURUSD=X`` are USD per unit (the
       quote currency per one unit of the base); ``USD/JPY``, ``USDJPY=X`` and
@@ -113,11 +115,14 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
     frame = rates
     if not isinstance(frame.index, pd.DatetimeIndex) and "date" in lower:
         frame = frame.set_index(lower["date"])
-    if not isinstance(frame.index, pd.DatetimeIndex):
+    if not _date_index(frame.index):
         raise InvalidParameter("rates must be long form (columns date, currency, usd_per_unit) or "
-                         "wide form (a DatetimeIndex or date column, one column per "
-                         f"currency); got columns {list(rates.columns)} and a "
-                         f"{type(rates.index).__name__}")
+                         "wide form (a date index or column: datetimes, dates or ISO date "
+                         "text; one column per "
+                         f"currency); got columns {list(rates.columns)} and an index of "
+                         f"{frame.index.dtype} ({type(frame.index).__name__}"
+                         + (f", first {quoted(frame.index[0])}" if len(frame.index) else "")
+                         + ")")
     read = {c: _wide_column(c, quote) for c in frame.columns}
     refused = [reason for reason in read.values() if isinstance(reason, str)]
     bare = [c for c, how in read.items() if how is None]
@@ -143,6 +148,26 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
         {"date": dates.iloc[:0], "currency": pd.Series([], dtype=object),
          VALUE: pd.Series([], dtype=np.float64)})
     return _clean(long["date"], long["currency"], long[VALUE])
+
+
+def _date_index(index: pd.Index) -> bool:
+    """Whether a wide form's index holds its dates: a DatetimeIndex, or dates or date text
+    read as a long form's date column is (:func:`_clean`): ``datetime.date`` values, or
+    ``"2021-01-01"`` as ``pd.read_csv(..., index_col=0)`` gives it without ``parse_dates``;
+    never numbers (a RangeIndex is no epoch of nanoseconds)."""
+    if isinstance(index, pd.DatetimeIndex):
+        return True
+    if not len(index) or not (pd.api.types.is_object_dtype(index)
+                              or pd.api.types.is_string_dtype(index)):
+        return False
+    values = pd.Series(index, dtype=object)
+    if values.map(lambda v: isinstance(v, numbers.Number)).any():
+        return False
+    try:
+        pd.to_datetime(values, format="ISO8601")
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _long(rates: pd.DataFrame, lower: Mapping[str, Hashable], quote: Quote | None) -> pd.DataFrame:
