@@ -28,6 +28,7 @@ of which ICOs are listed under it but through the rows it shows.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,31 +174,42 @@ def not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
 
 
 def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequence[CachedList],
-                 *, read_rows: RowReader, index: pd.DataFrame, filter_set: pd.DataFrame,
-                 now: dt.datetime, ages: Mapping[str, dt.timedelta] | None,
-                 rows: Rows | None = None) -> str | None:
+                 *, read_rows: RowReader, index: pd.DataFrame | Callable[[], pd.DataFrame],
+                 filter_set: pd.DataFrame, now: dt.datetime,
+                 ages: Mapping[str, dt.timedelta] | None, rows: Rows | None = None) -> str | None:
     """Why a list of ``since`` (cached at or after ``candidate``) says the candidate's rows for
     ``query`` are not the service's now (None: none does); the newest is read first.
 
     ``rows`` are the candidate's rows (:func:`rows_of`), read once for every list since:
-    each filter of theirs is judged once over them, not once per list.
+    each filter of theirs is judged once over them, not once per list. ``index``: the
+    profile index, or what reads it (read only for a list since of its status holding a
+    row it lacks). A list's summaries are read only beside a list sharing a row with it.
     """
     mine = candidate.listing
-    ids, mine_keys, mine_status = candidate.shown_rows()
-    summary = dict(zip(ids.tolist(), mine_keys.tolist(), strict=True))
-    status = dict(zip(ids.tolist(), mine_status.tolist(), strict=True))
+    ids = mine["id"].to_numpy(dtype="int64")
+    summary: dict[int, Any] = {}
+    status: dict[int, Any] = {}
     of_status = candidate.params.get("status")
     limit = None if ages is None else ages.get(str(of_status))
     lacked: _Lacked | None = None  # every row of a list since that the candidate lacks
     for other in sorted(since, key=lambda c: c.fetched_at, reverse=True):
         named = f"{shown(other.params)} of {other.fetched_at:%Y-%m-%d %H:%M} UTC"
-        held, keys, listed = other.shown_rows()
+        held = other.listing["id"].to_numpy(dtype="int64")
         inside, holds = np.isin(held, ids), np.isin(ids, held)
+        if not inside.any() and other.params.get("status") != of_status:
+            continue  # no row shared, another status: it says nothing of these rows
+        held, keys, listed = other.shown_rows()
+        if inside.any() and not summary:
+            _, mine_keys, mine_status = candidate.shown_rows()
+            summary.update(zip(ids.tolist(), mine_keys.tolist(), strict=True))
+            status.update(zip(ids.tolist(), mine_status.tolist(), strict=True))
         for ico_id, key, shows in zip(held[inside].tolist(), keys[inside].tolist(),
                                       listed[inside].tolist(), strict=True):
             if key != summary[ico_id] or (isinstance(shows, str) and shows != status[ico_id]):
                 return f"{named} shows id {ico_id} with another summary or status since"
-        if inside.any():  # a copy failing the filters of a list since that holds it is stale
+        # a copy failing the filters of a list since that holds it is stale (a list of its
+        # status alone has none to fail: the copies are not read for it)
+        if inside.any() and residual(other.params, {"status": other.params.get("status")}):
             rows = rows_of(mine, read_rows) if rows is None else rows
             stale = failing_copies(other.params, rows, filter_set, listed_at=other.fetched_at)
             if (stale & holds).any():
@@ -216,7 +228,8 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
             filters = residual(query, other.params)
             # read once for all the lists since, each row's copy and verdicts (judged once
             # per filter): a load answered after many queries checks each of them
-            lacked = lacked or _Lacked.of(ids, since, read_rows, index, now, limit)
+            lacked = lacked or _Lacked.of(ids, since, read_rows,
+                                          index() if callable(index) else index, now, limit)
             at = pd.Index(lacked.rows.ids).get_indexer(held[~inside])
             if "ico_score" in filters:  # judged by the score this list shows: its rows alone
                 codes = judge(filters, rows_of(other.listing[~inside], read_rows),
@@ -288,8 +301,14 @@ def disputed(own: Stored, cache: Cache, derived: DerivedTables, *, now: dt.datet
         return None
     filters = cache.read_filters()
     return contradicted(params, cached_list(own), since, read_rows=row_reader(derived),
-                        index=cache.profile_index(), now=now, ages=ages,
-                        filter_set=empty_frame(FILTERS) if filters is None else filters.frame)
+                        index=cache.profile_index, now=now, ages=ages,
+                        filter_set=_no_filter_set() if filters is None else filters.frame)
+
+
+@functools.cache
+def _no_filter_set() -> pd.DataFrame:
+    """The empty filter set, made once (read only: the filters judge against it)."""
+    return empty_frame(FILTERS)
 
 
 def rows_of(listing: pd.DataFrame, read_rows: RowReader) -> Rows:
