@@ -420,13 +420,13 @@ def prune_cache(older_than: dt.timedelta | float | int, *, ledgers: bool = False
                 cache_dir: str | os.PathLike[str] | None = None) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta, ``"30D"``, seconds).
 
-    Service folders of the cache dir unused for longer go whole; in the others,
-    list results fetched before then (the next load re-pages them, even with
-    ``max_age=None``), ``*.corrupt`` and leftover temporary files (at least an
-    hour old). With ``ledgers=True``, the request counts of keys that sent
-    nothing for as long (and at least since yesterday) go too. The rules and report of
-    :func:`clear_cache`; InvalidParameter for a negative ``older_than``, or seconds under
-    a day but 0 (``30``: "did you mean '30D'?", as ``--older-than 30``). ``cache_dir``: DIR.
+    Service folders of the cache dir unused for longer go whole; in the others, list
+    results fetched before then (the next load re-pages them, even with ``max_age=None``),
+    ``*.corrupt`` and leftover temporary files (at least an hour old). With ``ledgers=True``,
+    the request counts of keys that sent nothing for as long (and at least since yesterday)
+    go too. The rules and report of :func:`clear_cache`; InvalidParameter for a negative
+    ``older_than``, or seconds under a day but 0 (``30``: "did you mean '30D'?", as
+    ``--older-than 30``). ``cache_dir`` overrides the configured cache dir.
 
     Examples
     --------
