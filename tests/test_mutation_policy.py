@@ -516,6 +516,7 @@ def test_age_limit_refuses_what_is_no_age_by_name(max_age):
     with pytest.raises(InvalidParameter) as caught:
         age_limit(max_age)
     hint = "; did you mean 60?" if max_age == "6_0" else ""  # "60" is 60 seconds: not ASCII
+    hint = " (negative: an age is 0 or more)" if max_age in (-1, -0.5) else hint
     assert str(caught.value) == (
         f"max_age must be {_AGE} or None, got {max_age!r}{hint}")
 
@@ -531,18 +532,21 @@ def test_the_longest_age_is_the_last_second_a_timedelta_holds():
     past = " (more seconds than a timedelta holds: below 8.64e+13)"  # seconds, but too many
     for refused, why in ((days * 86_400, past), (float(days * 86_400), past), (10**400, past),
                          (np.float64(1e308), past), (Fraction(10**20), past),
-                         (float("inf"), ""), (float("nan"), ""),
-                         (-dt.timedelta(microseconds=1), ""), (-0.001, ""), (True, ""),
+                         (float("inf"), " (infinite: an age is finite; {})"),
+                         (float("nan"), ""),
+                         (-dt.timedelta(microseconds=1), " (negative: an age is 0 or more)"),
+                         (-0.001, " (negative: an age is 0 or more)"), (True, ""),
                          (np.True_, "")):
         with pytest.raises(InvalidParameter) as caught:
             age_limit(refused)
         assert str(caught.value) == (  # quoted short: 10**400 is not written out whole
-            f"max_age must be {_AGE} or None, got {quoted(refused)}{why}")
+            f"max_age must be {_AGE} or None, got {quoted(refused)}"
+            + why.format("None never expires"))
         with pytest.raises(InvalidParameter) as caught:
             profile_max_age({"past": refused})
         assert str(caught.value) == (
             f"profile_max_age must be {_AGE}, or a mapping of them by status; "
-            f"got {quoted(refused)}{why}")
+            f"got {quoted(refused)}" + why.format("'3650D' for hardly ever"))
 
 
 def test_an_export_with_the_longest_max_age_keeps_the_days_start():
@@ -568,6 +572,8 @@ def test_what_is_no_age_is_refused_numpy_included(refused):
     with pytest.raises(InvalidParameter) as caught:
         age_limit(refused)
     hint = "; did you mean 90?" if isinstance(refused, str) else ""
+    if isinstance(refused, np.timedelta64) and not np.isnat(refused):
+        hint = " (negative: an age is 0 or more)"
     assert str(caught.value) == (f"max_age must be {_AGE} or None, got "
                                  f"{refused!r}{hint}")
 
@@ -592,4 +598,5 @@ def test_a_timedelta64_without_a_fixed_length_unit_is_refused_saying_why(refused
                   np.timedelta64(10**15, "D")):
         with pytest.raises(InvalidParameter) as caught:
             age_limit(other)
-        assert str(caught.value) == f"max_age must be {_AGE} or None, got {other!r}"
+        negative = " (negative: an age is 0 or more)" * bool(other == np.timedelta64(-1, "s"))
+        assert str(caught.value) == f"max_age must be {_AGE} or None, got {other!r}{negative}"

@@ -164,7 +164,7 @@ def _age(value: Any, refusal: str = (f"profile_max_age must be {AGE_FORMS}, "
             why = " (a np.timedelta64 needs a unit other than years or months)"
         elif (seconds := _seconds(value)) is not None and seconds < 0:
             why = " (negative: an age is 0 or more)"
-        elif seconds == math.inf:
+        elif seconds == math.inf and not age_hint(value):  # 10**400: "more seconds than ..."
             why = f" (infinite: an age is finite; {never})"
         raise InvalidParameter(f"{refusal} {quoted(value)}{why}{age_hint(value)}")  # "1D", "90"
     return age
