@@ -294,9 +294,13 @@ def disputed(own: Stored, cache: Cache, derived: DerivedTables, *, now: dt.datet
     paged later (``refresh=True`` of a wider query) shows. No request: the cache's lists."""
     params = own.meta["params"]
     key = cache.list_key(params)
+    # lists of its status only: an ICO listed under two statuses by a load's lists (it moved
+    # while they were paged) is shown as the later lists it, and the older list is not
+    # paged again for it on every load (the service may list it so for a while)
     since = [cached_list(stored) for other in cache.list_params(  # its millisecond's too
         fetched_after=own.fetched_at - dt.timedelta(milliseconds=1))
-        if cache.list_key(other) != key and (stored := cache.read_list(other)) is not None]
+        if cache.list_key(other) != key and other.get("status") == params.get("status")
+        and (stored := cache.read_list(other)) is not None]
     if not since:
         return None
     filters = cache.read_filters()
