@@ -116,8 +116,8 @@ class QueryReport:
     failed_pages : dict of str to str
         Page number -> why it failed.
     count_contradicts : bool
-        Every page came (paging stops at the first listing none), with fewer ICOs than
-        the count says, and none moved.
+        Every page came (paging stops at the last of the ``total_pages`` page 1 gave, or at
+        the first listing none), with fewer ICOs than the count says, and none moved.
     values_lost : int
         Raw values of the list that could not be read.
     answered_from : dict or None

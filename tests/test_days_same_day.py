@@ -315,8 +315,9 @@ def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_fai
     assert dict(service.pages) == {}
     assert logged(caplog, "IncompleteWarning") == [
         "incomplete result: the list {'status': 'past'} is partial (5 of its 30 ICOs missing); "
-        "its pages came (to the first listing none), with fewer ICOs than the count says: it "
-        "is paged again once older than max_age"]
+        "its pages came (to the last of the total_pages it gave, or to the first listing "
+        "none), with fewer ICOs than the count says: it is paged again once older than "
+        "max_age"]
     assert _ids(day) == every and len(every) == 25
     manifest = json.loads((day / "manifest.json").read_text())
     [past] = manifest["queries"]

@@ -254,8 +254,9 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
             if q.get("kept"):  # an export's day: what the paging lacked, kept from its list
                 count += (f"; {q['kept']['rows']} of its rows kept from the list paged at "
                           f"{q['kept']['fetched_at']}")
-            again = ("its pages came (to the first listing none), with fewer ICOs than the "
-                     "count says: it is paged again once older than max_age"
+            again = ("its pages came (to the last of the total_pages it gave, or to the first "
+                     "listing none), with fewer ICOs than the count says: it is paged again "
+                     "once older than max_age"
                      if q.get("count_contradicts")
                      else "the next call pages it again")
             if stood_in:  # (not cached: the cache's list, whole as of its time, is kept)
