@@ -251,6 +251,9 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
             how = "moved" if moved else "failed"  # (none failed: it moved on each pass)
             count = (f"{short} of its {q['total_icos']} ICOs missing" if short
                      else f"page(s) {_named(pages)} {how}" if pages else f"pages {how}")
+            if unread := sum(p.get("reason") == "unreadable_id" for p in q.get("problems") or ()):
+                count += (f"; {unread} of its items with an id unread, in its problems in "  # (no
+                          "attrs['icoframes']['queries'], not in missing")  # id to list)
             if q.get("kept"):  # an export's day: what the paging lacked, kept from its list
                 count += (f"; {q['kept']['rows']} of its rows kept from the list paged at "
                           f"{q['kept']['fetched_at']}")
