@@ -334,7 +334,7 @@ def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str],
                 "whatever their number; keep the first rows of the result (.head(n))"
                 + ("; budget=n caps the profile requests" if "budget" in own else ""))
         close = closest(key, (*LIST_PARAMS, *own, *elsewhere))
-        if key.casefold() in _COUNTS and "budget" in (*own, *elsewhere):
+        if counted := key.casefold() in _COUNTS and "budget" in (*own, *elsewhere):
             close = ["budget"]  # profiles=3: a count, not 'progress' nor 'profile_max_age'
         if close and close[0] in elsewhere:  # budgett: another loader's, said as it is
             raise InvalidParameter(f"{key}: did you mean {close[0]!r}? {elsewhere[close[0]]}")
@@ -344,7 +344,7 @@ def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str],
             raise InvalidParameter(
                 f"{key} is neither a keyword of the loader nor a list parameter of "
                 f"spec 4.2; did you mean {said}"
-                + (" (at most this many profile requests)?" if close == ["budget"] else "?"))
+                + (" (at most this many profile requests)?" if counted else "?"))
         validate_list_params({key: value})  # not a list parameter: its did-you-mean
 
 
