@@ -145,3 +145,27 @@ def test_a_485_on_a_day_ahead_with_quota_reset_names_this_clocks_reset(
                     pytest.raises(icoframes.QuotaExceeded, match="error 485"):
                 icoframes.load_icos(status="past", progress=False)
             assert sb.stats.requests.total() - sent == probes
+
+
+@QUOTA
+def test_the_short_allowance_warning_counts_no_page_of_a_list_cached_whole(
+        tmp_path, settings_restored):
+    # the list cached whole at a wider cap takes more pages than the lowered one; this call
+    # pages none of it and fetches profiles: "no call completes the lists" would be untrue
+    with sandbox.serve(n_icos=120, seed=5, quota=None) as sb:
+        pages = _pages(sb, "past")
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+        with time_machine.travel(DAY):
+            icoframes.load_list(status="past", progress=False)
+        assert sb.stats.requests.total() == pages
+        cap = pages - 1
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", daily_quota=cap)
+        with time_machine.travel(DAY + dt.timedelta(days=1)):
+            said, warned = _load_icos(status="past", max_age="2D")
+        assert sb.stats.requests.total() == pages + cap  # profiles only
+    assert pages == 5 and f"fetched {cap} profiles" in said, said
+    assert warned == [
+        f"this load needs more profile requests than the about {cap} that remain of today's "
+        f"{cap} for this key; it will stop at the limit and keep what it fetched. A call "
+        "before the count starts again at 2026-12-03 00:00 UTC meets the same limit: call "
+        "again then, or raise daily_quota, to fetch only the rest."]

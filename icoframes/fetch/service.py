@@ -205,16 +205,19 @@ class Service:
     def warn_short(self, needed: int, queries: Sequence[ListQuery] = ()) -> bool:
         """Warn (:func:`.stops.warn_short_quota`) when ``needed`` requests are more than
         today's ``daily_quota`` has left, saying when a call can go on (and when none can:
-        the pages of the load's lists, ``queries``, as known so far); whether it warned. A
-        ledger that cannot be read warns nothing: the next booking meets its error, a stop
-        the load words (a 485 that came with it stays the stop)."""
+        the pages of those of the load's lists, ``queries``, that a call pages, as known so
+        far: a load's list cached whole takes none, an export's each day's); whether it
+        warned. A ledger that cannot be read warns nothing: the next booking meets its error,
+        a stop the load words (a 485 that came with it stays the stop)."""
         try:
             state = self.ledger.state()
         except CacheError:
             return False
         if needed <= state.remaining:
             return False
-        warn_short_quota(state, self.settings.daily_quota, *list_pages(queries),
+        paged = [q for q in queries  # (an export's are paged again each day: all count)
+                 if self.repaged or not (q.from_cache and q.complete)]
+        warn_short_quota(state, self.settings.daily_quota, *list_pages(paged),
                          repaged=self.repaged)
         return True
 
