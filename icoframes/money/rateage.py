@@ -17,9 +17,17 @@ from typing import Final, TypeAlias
 import numpy as np
 import pandas as pd
 
-from ..ages import age_hint, as_age, days_meant, duration_text, numpy_duration, seconds_of
+from ..ages import (
+    age_hint,
+    as_age,
+    days_meant,
+    duration_text,
+    numpy_duration,
+    seconds_of,
+    seconds_under_a_day,
+)
 from ..errors import InvalidParameter, quoted
-from ..numerals import meant_number, number_text
+from ..numerals import number_text
 
 __all__ = ["RateMaxAge", "rate_age"]
 
@@ -48,13 +56,15 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     if rate_max_age is None:
         return None
     number = number_text(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age
+    under = seconds_under_a_day(rate_max_age)  # "7", 7 or "٣": most likely days here
     why = hint = ""
-    if (seconds := seconds_of(number)) is not None:  # a count without a unit (a Fraction
-        # too): seconds, as every age argument's (a timedelta64 has a unit: a duration)
+    if seconds_of(number) is not None:  # a count without a unit (a Fraction too):
+        # seconds, as every age argument's (a timedelta64 has a unit: a duration)
         age = as_age(number)
         if age is not None and age >= _DAY:
             return pd.Timedelta(age)
-        why, hint = _under_a_day(seconds) if age else ("", age_hint(number))
+        why, hint = (_under_a_day(under) if age and under is not None  # (not under a µs)
+                     else ("", age_hint(number)))
     else:
         duration = (duration_text(rate_max_age) if isinstance(rate_max_age, str)
                     else numpy_duration(rate_max_age) if isinstance(rate_max_age, np.timedelta64)
@@ -63,9 +73,7 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
         if duration is not None and duration > pd.Timedelta(0) and as_age(duration):
             return duration  # under a day: the date's own day; under a microsecond ("1ns")
             # refused, as by every age argument (an age would hold it as 0)
-        meant = meant_number(rate_max_age, whole=False) if isinstance(rate_max_age, str) \
-            else None  # "٣": 3 seconds, which is surely 3 days here
-        why, hint = (_under_a_day(meant) if meant is not None and 0 < meant < _DAY.total_seconds()
+        why, hint = (_under_a_day(under) if under is not None
                      else (" (longer than a pandas Timedelta holds: about 106,751 days)", "")
                      if isinstance(rate_max_age, dt.timedelta) and duration is None
                      else ("", age_hint(rate_max_age)))
