@@ -129,7 +129,7 @@ MODULES: dict[str, Module] = {
     "cachedir": Module(("icoframes/cachedir/*",), _STORE_TESTS, deselect=_STORE_DESELECT),
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
-    "policy": Module(("icoframes/fetch/policy.py",), ()),
+    "policy": Module(("icoframes/fetch/policy.py", "icoframes/fetch/loadages.py"), ()),
     "money": Module(("icoframes/money/*",), ("tests/test_money.py",), deselect=(
         ("tests/test_money.py::test_the_old_name_max_age_works_for_one_version_with_a_future"
          "_warning", _WARNING_LINE),
