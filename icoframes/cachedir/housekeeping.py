@@ -60,8 +60,9 @@ __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "USED_MA
 
 _DAY = dt.timedelta(days=1)
 # why older_than=30 is refused: ``icoframes cache prune --older-than 30`` is 30 days
-_UNDER_A_DAY = (" (a count without a unit under a day: seconds here, but days to "
-                "`icoframes cache prune --older-than`; write the unit)")
+_UNDER_A_DAY = ("older_than: a count of seconds under a day needs its unit (a count without one "
+                "is seconds here, but days to `icoframes cache prune --older-than`; 0, or a "
+                "day or more, is taken as seconds); got ")
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
 _LINK = "a symbolic link: never followed out of the cache dir"
 _OTHER = "not a cache folder"
@@ -436,11 +437,11 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     1
     """
     age, seconds = as_age(older_than), seconds_under_a_day(older_than)
-    if age is None or seconds is not None:  # 30 is 30 days to `cache prune --older-than`
-        raise InvalidParameter(
-            f"older_than must be {AGE_FORMS}, 0 or more; got "
-            f"{quoted(older_than)}" + (_UNDER_A_DAY + days_meant(seconds) if seconds
-                                       else age_hint(older_than)))
+    if seconds is not None:  # 30 is 30 days to `cache prune --older-than`
+        raise InvalidParameter(f"{_UNDER_A_DAY}{quoted(older_than)}{days_meant(seconds)}")
+    if age is None:
+        raise InvalidParameter(f"older_than must be {AGE_FORMS}, 0 or more; got "
+                               f"{quoted(older_than)}{age_hint(older_than)}")
     now = utcnow() if now is None else now
     # nothing here is older than 1970, and a longer age would take now below datetime.min
     age = min(age, now - from_ms(0))
