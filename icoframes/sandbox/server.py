@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Never, TypedDict, cast
 
+from ..api.auth import key_refusal
 from ..api.client import Client
 from ..errors import (
     InvalidParameter,
@@ -38,7 +39,7 @@ from ..numerals import (
 from ..secret import HIDDEN, Secret
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
-from .service import Service, key_refusal
+from .service import Service
 from .stats import SandboxStats
 
 

@@ -51,7 +51,7 @@ from .catalog import filter_set
 from .directory import Directory
 from .stats import SandboxStats
 
-__all__ = ["PAGE_SIZE", "Fault", "Reply", "Service", "check_keys", "key_refusal"]
+__all__ = ["PAGE_SIZE", "Fault", "Reply", "Service", "check_keys"]
 
 #: ICOs per list page (spec 4.2).
 _ENDPOINTS = {"/api/v1/filters": "filters", "/api/v1/icos": "icos", "/api/v1/ico": "ico"}
