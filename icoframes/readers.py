@@ -271,4 +271,3 @@ def setting_meant(name: str, names: Iterable[str]) -> str | None:
     word = _WORDS.get(name.strip().casefold())
     close = [word] if word else difflib.get_close_matches(name, list(names), 1, 0.6)
     return close[0] if close else None
-
