@@ -41,6 +41,12 @@ The load asks up to :data:`PROBE_ITEMS` profiles out of turn, spread over the re
 plan (:meth:`~LoadControl.probing`); one answered right ends the run (the load goes on), every
 one answered wrongly trips it (none left to ask: at once; or the run reaching twice the count).
 A run holding any other wrong answer (HTML, ``{}``, a proxy's page) or more failures trips.
+A run of the first rule alone, on profiles (a 5xx, a body cut short; no ask to wait, no item
+that failed before, a count above :data:`PROBE_ITEMS`), may be such a block too: once it and
+the attempts in flight are :data:`PROBE_ITEMS` short of the count, the load asks as many
+profiles out of turn as the room left under the count (:meth:`~LoadControl.probes_wanted`) and
+none in turn until they are answered (:meth:`~LoadControl.awaiting`): one answered right ends
+the run, all failing trip it at the count (an outage costs no different request more).
 
 A wrong answer is neutral for the first rule. A wrong answer to an item that failed in an earlier
 load (:meth:`~LoadControl.known_bad`), or its failure, counts as any (that wrong answer again:
@@ -66,9 +72,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 from .asked import AskedRun
+from .probes import ProbeRun
 from .switch import Cancelled, StopSwitch
 from .thresholds import (
     BREAKER_FAILURES,
@@ -90,7 +97,7 @@ def profile_item(ico_id: object) -> tuple[str, object]:
     return ("ico", ico_id)
 
 
-class LoadControl(StopSwitch):
+class LoadControl(StopSwitch, ProbeRun):
     """The stop switch and circuit breaker shared by the threads of one load.
 
     Parameters
@@ -153,6 +160,7 @@ class LoadControl(StopSwitch):
         self._probes: set[object] | None = None  # asked out of turn in this run (None: none)
         self._wanted = 0  # probes the run asked for, not yet handed to the plan
         self._found = False  # the plan said the run's probes (:meth:`probing`; maybe none)
+        self._held_back = False  # asked on failures: no profile in turn until answered
         self._retrying: set[object] = set()  # the failed items trying again
         self._checked: object = None  # the item of the run given one retry, found suspect first
 
@@ -327,19 +335,34 @@ class LoadControl(StopSwitch):
         # the run may reach the count before it, with no probes): decided on the answers
         enveloped = (self._refused <= self._enveloped
                      and len(self._failing - self._refused) < SUSPECT_ITEMS)
-        probing = self._probes is not None and enveloped
-        if (not service and self._probes is None and len(counted) >= self.refused_items
-                and enveloped):
-            # only the service's own answers about profiles: a block of bad ids met in the
-            # load's order (the first 32 new profiles answering "data": null) or every
-            # profile answered so; profiles elsewhere in the plan tell which (:meth:`probing`)
+        # profiles failing (a 5xx, a body cut short), any wrong answer the service's own: a
+        # block of ids failing for good met in the load's order as much as an outage (a load's:
+        # a Client's own calls have no plan to probe)
+        failing = (not others and not self.per_call and self._refused <= self._enveloped
+                   and all(_kind(i) == "ico" for i in self._failing))
+        if self._probes is None and (
+                (not service and len(counted) >= self.refused_items and enveloped)
+                or (failing and not self._refused and self.items > PROBE_ITEMS
+                    and self.retry_after is None and counted.isdisjoint(known)
+                    and len(self._failing) + len(self._asked.flying)
+                    >= self.items - PROBE_ITEMS)):
+            # profiles elsewhere in the plan tell which (:meth:`probing`); on failures alone,
+            # once PROBE_ITEMS short of the count (the attempts in flight too), as many as the
+            # room left under it (:meth:`probes_wanted`): an outage trips at the count still.
+            # None for a count of PROBE_ITEMS or less, a run holding items failed before (held
+            # instead), or asks to wait (a limiter's ids: each gives up, :meth:`keep_trying`)
             self._probes, self._wanted, self._found = set(), PROBE_ITEMS, False
+            self._held_back = not enveloped  # (on failures: :meth:`awaiting`)
             return False
-        if probing:  # tripped once every probe was answered wrongly too (or the run doubled):
-            # every one the plan found or still asks, none left trips at once (a small load or
-            # budget may have fewer than PROBE_ITEMS left: an outage is no failure of theirs)
-            probes = self._probes or set()
-            self.tripped = ((self._found and probes <= counted)
+        if self._probes is not None and (enveloped or failing) and not others:
+            # tripped once every probe was answered wrongly or failed too, the run at its
+            # count (or doubled): every one the plan found or still asks, none left trips at
+            # once (a small load or budget may have fewer than PROBE_ITEMS left); on failures,
+            # the count trips before the plan picked them too
+            spent = (self._found or self._held_back) and (self._probes <= counted)
+            self.tripped = ((spent and (len(self._failing) >= self.items
+                                        or len(counted) >= self.refused_items))
+                            or len(self._failing) >= 2 * self.items
                             or len(counted) >= 2 * self.refused_items)
         else:
             self.tripped = service or len(counted) >= self.refused_items
@@ -354,33 +377,6 @@ class LoadControl(StopSwitch):
         errors = set(self._errors.values())
         return (len(errors) == 1 and isinstance(next(iter(errors)), tuple)
                 and not any(self._answered[_kind(i)] for i in counted))
-
-    @property
-    def probed(self) -> int:
-        """Profiles asked out of turn in the run (:meth:`probing`) and answered wrongly or
-        failed: of :attr:`items_bad`, those that did not end it (0: none)."""
-        with self._lock:
-            return len((self._probes or set()) & (self._failing | self._refused))
-
-    def probes_wanted(self) -> int:
-        """How many profiles the load should ask next out of turn, spread over the rest of
-        its plan, and register with :meth:`probing` (0: none); said once per run."""
-        with self._lock:
-            wanted, self._wanted = self._wanted, 0
-            return wanted
-
-    def probing(self, items: Collection[object], asked: bool = True) -> None:
-        """``items`` (profiles) go next out of turn (:data:`PROBE_ITEMS`, or those left), or never
-        will (not ``asked``: the budget): the run trips once every probe is answered wrongly."""
-        with self._lock:
-            if self._probes is None or (not asked and not self._found):
-                return
-            self._probes = (self._probes | set(items) if asked else  # (a retry refused: kept)
-                            self._probes - (set(items) - self._failing - self._refused))
-            self._found = True
-            trip = self._trips()
-        if trip:
-            self.cancel()
 
     def keep_trying(self, item: object, allowed: bool, *, asked: bool = False) -> bool:
         """Whether ``item``, which just failed, tries again: when its retry policy ``allowed``

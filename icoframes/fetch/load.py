@@ -288,7 +288,7 @@ class Load:
         return False
 
     def _next_profile(self) -> bool:
-        want = self._plan.next(self.queries, lambda: self.service.remaining() - self._pool.busy)
+        want = self._plan.next(self.queries, self.service.remaining, self._pool)
         if want is None:
             return False
         self._pool.submit("profile", want, fetch, self.service.profile_client(want), want.id)

@@ -41,10 +41,21 @@ __all__ = ["UNKNOWN_PAGES", "ProfilePlan", "pages_needed"]
 UNKNOWN_PAGES = 250
 
 
+class InFlight(Protocol):
+    """The load's requests in flight (:class:`~icoframes.fetch.pool.RequestPool`)."""
+
+    @property
+    def busy(self) -> int: ...
+
+    def infos(self, kind: str) -> list[Any]: ...
+
+
 class Probes(Protocol):
     """What asks the plan for profiles out of turn (:class:`~icoframes.api.control.LoadControl`)."""
 
-    def probes_wanted(self) -> int: ...
+    def probes_wanted(self, flying: Collection[object] = ...) -> int: ...
+
+    def awaiting(self) -> bool: ...
 
     def probing(self, items: Collection[object], asked: bool = True) -> None: ...
 
@@ -103,6 +114,7 @@ class ProfilePlan:
         self._batch = batch
         self._skip = skip
         self._probes = probes
+        self._probing: set[int] = set()  # the ids last asked out of turn
         self.skipped: str | None = None  # why the first want skipped was not asked
         self._not_asked: list[int] = []  # the ids of those skipped
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
@@ -228,24 +240,30 @@ class ProfilePlan:
                 for n, want in zip(slots, failed, strict=True):
                     self._wants[n] = want
 
-    def next(self, lists: Sequence[ListQuery], remaining: Callable[[], int]) -> Want | None:
+    def next(self, lists: Sequence[ListQuery], allowance: Callable[[], int],
+             pool: InFlight) -> Want | None:
         """The next profile to request, claimed by this load; None when none may go yet.
 
-        List pages come first when the allowance could run short: while a list of ``lists``
-        (the load's) is paged, a profile goes only if ``remaining()`` (today's allowance left,
-        less the requests in flight) still covers, after it, every page the lists may need
+        List pages come first when the allowance could run short: while a list of ``lists`` (the
+        load's) is paged, a profile goes only if ``allowance()`` (today's allowance left), less the
+        requests in flight in ``pool``, still covers, after it, every page the lists may need
         (:func:`pages_needed`), so that a short daily allowance is spent on the lists, a page
-        bringing 20 rows, and profiles take what is left. While lists are paged, none that is
-        only stale goes (it waits for what the rest of the lists may bring that the result
-        lacks), and with a ``budget`` none (the most stale go first: every list is waited
-        for). Profiles the breaker asks for out of turn (``probes``) go first
-        (:meth:`_claim_probes`)."""
+        bringing 20 rows, and profiles take what is left. While lists are paged, none that is only
+        stale goes (it waits for what the rest of the lists may bring that the result lacks), and
+        with a ``budget`` none (the most stale go first: every list is waited for). Profiles the
+        breaker asks for out of turn (``probes``) go first (:meth:`_claim_probes`), as many as the
+        profiles in flight in ``pool`` leave room for; after a run of failures, none in turn goes
+        until they are answered."""
         paging = [query for query in lists if query.paging]
         if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
-                       or remaining() <= pages_needed(paging)):
+                       or allowance() - pool.busy <= pages_needed(paging)):
             return None
-        if self._probes is not None and (wanted := self._probes.probes_wanted()):
-            self._claim_probes(wanted, lists, urgent_only=bool(paging))
+        probes, flying = self._probes, [profile_item(w.id) for w in pool.infos("profile")]
+        if probes is not None and not paging and (wanted := probes.probes_wanted(flying)):
+            self._claim_probes(wanted, lists, urgent_only=False)
+        if (probes is not None and probes.awaiting()
+                and not (self._ready and self._ready[0].id in self._probing)):
+            return None  # every probe sent: the next in turn waits for their answers
         self._drop_lost()
         want, skipped = None, []
         while self._ready or self._claim_more(lists, urgent_only=bool(paging)):
@@ -303,6 +321,7 @@ class ProfilePlan:
                 self._waiting[want.id] = want
         probes = [w for w in picked if w.id in ready or w.id in mine_set]
         self._ready.extendleft(reversed(probes))
+        self._probing = {w.id for w in probes}
         self._probes.probing([profile_item(w.id) for w in probes])  # type: ignore[union-attr]
 
     def _give_back(self) -> None:

@@ -64,6 +64,10 @@ class RequestPool:
         """Requests sent and not yet handed back."""
         return len(self._tasks)
 
+    def infos(self, kind: str) -> list[Any]:
+        """What the requests of ``kind`` sent and not yet handed back are for."""
+        return [info for k, info in list(self._tasks.values()) if k == kind]
+
     @property
     def free(self) -> bool:
         """A worker is free for one more request (none once the pool is shut down)."""

@@ -400,7 +400,8 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
     elif control.asked_in_a_row >= control.failures:
         what += f", the last {control.asked_in_a_row} each asked to wait (Retry-After)"
     elif not control.items_refused or control.items_failing >= control.items:
-        what += f" on {control.items_failing} different requests, with no success between"
+        what += (f" on {control.items_failing} different requests, with no success "
+                 f"between{probed}")
     else:  # the items its answers were wrong for (refused), or failed, with no good answer
         what = (f"{control.items_bad} different requests failed, {control.items_refused} of "
                 f"them answered wrongly, with no good answer between{probed}")
