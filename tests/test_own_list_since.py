@@ -10,41 +10,14 @@ sandbox's own answer, paged over loopback.
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
-import time_machine
 from test_narrower_loads import listed_by_service  # the sandbox's ids, paged over loopback
+from test_narrower_since import PAST, at, entry, sb  # noqa: F401  (sb: the fixture, a sandbox of its own)
 
 import icoframes
-from icoframes import sandbox
-
-T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
-MINUTE = dt.timedelta(minutes=1)
-PAST = {"status": "past"}
 
 
-@pytest.fixture
-def sb(tmp_path):
-    """The sandbox of seed 3 (300 ICOs), the test's own (it changes ICOs), a fresh cache."""
-    with sandbox.serve(n_icos=300, seed=3) as server:
-        icoframes.configure(**server.settings(), cache_dir=tmp_path / "cache")
-        try:
-            yield server
-        finally:
-            icoframes.reset_configuration()
-
-
-def at(minutes: int):
-    return time_machine.travel(T0 + minutes * MINUTE, tick=False)
-
-
-def entry(frame) -> dict:
-    (query,) = frame.attrs["icoframes"]["queries"]
-    return query
-
-
-def _changed_after(sb, sort: dict) -> tuple[int, int, int]:
+def _changed_after(sb, sort: dict) -> tuple[int, int, int]:  # noqa: F811
     """Cache the sorted past list at T0, change the service, page all of past at T1:
     the removed id, the id moved to upcoming, the id added."""
     with at(0):
@@ -60,7 +33,7 @@ def _changed_after(sb, sort: dict) -> tuple[int, int, int]:
 
 
 @pytest.mark.parametrize("offline", [False, True], ids=["online", "offline"])
-def test_own_list_a_newer_list_disputes_is_declined_and_the_newer_one_answers(sb, offline):
+def test_own_list_a_newer_list_disputes_is_declined_and_the_newer_one_answers(sb, offline):  # noqa: F811
     x, y, z = _changed_after(sb, {"sort_asc": "id"})
     with at(2):
         got = icoframes.load_icos(status="past", sort_asc="id", offline=offline, progress=False)
@@ -76,7 +49,7 @@ def test_own_list_a_newer_list_disputes_is_declined_and_the_newer_one_answers(sb
     assert got.attrs["icoframes"]["complete"] is True
 
 
-def test_own_list_a_newer_list_disputes_is_paged_when_no_list_answers(sb):
+def test_own_list_a_newer_list_disputes_is_paged_when_no_list_answers(sb):  # noqa: F811
     _changed_after(sb, {"sort_asc": "name"})  # a name order: not answered from the T1 list
     with at(2):
         got = icoframes.load_icos(status="past", sort_asc="name", progress=False)
@@ -86,7 +59,7 @@ def test_own_list_a_newer_list_disputes_is_paged_when_no_list_answers(sb):
     assert entry(got)["cache_declined"][0].startswith("its own cached list of 2026-05-04 10:00 UTC")
 
 
-def test_offline_own_list_a_newer_list_disputes_answers_saying_so(sb):
+def test_offline_own_list_a_newer_list_disputes_answers_saying_so(sb):  # noqa: F811
     x, _, _ = _changed_after(sb, {"sort_asc": "name"})
     with at(2):
         got = icoframes.load_icos(status="past", sort_asc="name", offline=True, progress=False)
@@ -99,7 +72,7 @@ def test_offline_own_list_a_newer_list_disputes_answers_saying_so(sb):
         f"2026-05-04 10:01 UTC lacks id {x}: it left the list since")
 
 
-def test_own_list_no_list_since_disputes_answers_as_before(sb):
+def test_own_list_no_list_since_disputes_answers_as_before(sb):  # noqa: F811
     with at(0):
         first = icoframes.load_icos(status="past", sort_asc="id", progress=False)
     with at(1):
