@@ -72,7 +72,9 @@ REASONS: Final[Mapping[Reason, str]] = {
                            "(``\"0,05\"``) without dots grouping, or where the only amount "
                            "showing dots grouping or a decimal comma is refused: 1,500, or "
                            "1.5? And a scale word after a dot group read as thousands "
-                           "(``\"1.500M\"``)",
+                           "(``\"1.500M\"``), and digits grouped by spaces or apostrophes "
+                           "before one mark and three digits (``\"1 500.000\"``, "
+                           "``\"1'500,000\"``) that nothing in the ICO reads",
     "range": "a range, stages or several amounts in one value (``\"100-200\"``, "
              "``\"1 ETH = 3640-3367 IML\"``): never collapsed to one number",
     "vague": "an approximate or qualified amount (``\"~3,500,000\"``, ``\"> 100\"``, "

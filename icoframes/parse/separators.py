@@ -8,8 +8,12 @@ ICO's amounts show (:func:`decimal_marks`), and when they show none, or both, th
 missing with the reason ``ambiguous_separator`` (:func:`settle`).
 
 Only such a number is in doubt: an integer part of 1 to 3 digits that is not ``0`` (``"0.500"``
-is a decimal), one dot, exactly three digits, no other mark around it (``"1,500.000"``,
-``"1 500.000"``), no exponent after it (``"1.500e6"``). Only amounts are (money and tokens): a
+is a decimal), one dot, exactly three digits, no other mark around it (``"1,500.000"`` is
+English), no exponent after it (``"1.500e6"``). Groups of spaces or apostrophes before one
+mark and three digits (``"1 500.000"``, ``"1'500,000"``) are in doubt too: a space groups
+thousands in either convention, so it shows no decimal mark, and the ICO's convention reads
+the mark after them (a dot as in ``"12.500"``, a comma as in ``"1,500"``, but with no English
+default), else the value is missing. Only amounts are (money and tokens): a
 score or a share is never in the thousands. A decimal point alone (``"0.15"``, ``"2.5"``)
 shows no convention: prices are written so in either.
 
@@ -39,12 +43,19 @@ from .text import normalize_text
 
 __all__ = ["decimal_marks", "in_doubt", "settle"]
 
-# The number in doubt, as a whole run of digits and marks (not "1,500.000", "1 500.000").
+# The number in doubt, as a whole run of digits and marks (not "1,500.000"; "1 500.000" is
+# _SPACED_RE's).
 _DOUBT_RE: Final = re.compile(r"(?<![0-9.,'’])(?<![0-9]\s)([1-9][0-9]{0,2})\.([0-9]{3})"
                               r"(?![0-9.,'’]|\s[0-9]|[eE][-+]?[0-9])")
 # Its mirror, one comma and three digits ("1,500": 1,500 in English, 1.5 in German).
 _COMMA_RE: Final = re.compile(r"(?<![0-9.,'’])(?<![0-9]\s)([1-9][0-9]{0,2}),([0-9]{3})"
                               r"(?![0-9.,'’]|\s[0-9]|[eE][-+]?[0-9])")
+# Digits grouped by spaces or apostrophes, then one mark and three digits ("1 500.000",
+# "1'500,000", "12 500.000"): the groups show no decimal mark (a space groups thousands in
+# either convention), so the mark is a decimal one (1,500) or a third kind of group
+# (1,500,000), as in "12.500". The ICO's convention reads it (settle), else it is refused.
+_SPACED_RE: Final = re.compile(r"(?<![0-9.,'’])(?<![0-9]\s)([1-9][0-9]{0,2}(?:[ '’\u00a0\u202f]"
+                               r"[0-9]{3})+)([.,])([0-9]{3})(?![0-9.,'’]|\s[0-9]|[eE][-+]?[0-9])")
 # A scale word after a number ("1.500M", "1.500 Mio"): a dot group read as thousands is refused.
 _SCALE_RE: Final = re.compile(r"\s*(?:[kmb]|mm|bn|mln|mio|mil|mill?ions?|billions?|thousands?"
                               r"|mrd|tsd)(?![a-z])", re.IGNORECASE)
@@ -76,10 +87,17 @@ def _text(value: object) -> str:
 
 def _doubted(values: Sequence[object], pattern: re.Pattern[str] = _DOUBT_RE,
              mark: str = ".") -> list[int]:
-    """The rows of ``values`` holding a number in doubt (``pattern``, its ``mark``)."""
+    """The rows of ``values`` holding a number in doubt (``pattern``, one of its ``mark``)."""
     search = pattern.search  # (one scan of a column: a load of clean amounts costs this)
     return [i for i, value in enumerate(values) if type(value) is str and (
-        mark in value and search(value) if value.isascii() else search(normalize_text(value)))]
+        any(m in value for m in mark) and search(value) if value.isascii()
+        else search(normalize_text(value)))]
+
+
+def _all_doubted(values: Sequence[object]) -> set[int]:
+    """The rows of ``values`` holding any number in doubt."""
+    return {*_doubted(values), *_doubted(values, _COMMA_RE, ","),
+            *_doubted(values, _SPACED_RE, ".,")}
 
 
 def in_doubt(value: object) -> bool:
@@ -87,8 +105,10 @@ def in_doubt(value: object) -> bool:
 
     >>> in_doubt("$12.500"), in_doubt("1,500 EUR"), in_doubt("1.500.000"), in_doubt(12.5)
     (True, True, False, False)
+    >>> in_doubt("1 500.000"), in_doubt("1'500,000"), in_doubt("1 500.50"), in_doubt("1,500.000")
+    (True, True, False, False)
     """
-    return bool(_doubted([value]) or _doubted([value], _COMMA_RE, ","))
+    return bool(_all_doubted([value]))
 
 
 def decimal_marks(columns: Sequence[Sequence[object]]) -> list[str | None]:
@@ -107,8 +127,7 @@ def decimal_marks(columns: Sequence[Sequence[object]]) -> list[str | None]:
     """
     rows = len(columns[0]) if columns else 0
     marks: list[str | None] = [None] * rows
-    doubted = {i for values in columns for i in _doubted(values)}
-    doubted.update(i for values in columns for i in _doubted(values, _COMMA_RE, ","))
+    doubted = {i for values in columns for i in _all_doubted(values)}
     for i in sorted(doubted):
         shown = {mark for values in columns if type(values[i]) is str
                  for run in _RUN_RE.findall(_DATED_RE.sub(
@@ -145,13 +164,17 @@ def settle(values: Sequence[object], marks: Sequence[str | None] | None = None
     dots = set(_doubted(values))
     commas = {i for i in _doubted(values, _COMMA_RE, ",")  # (no signs, or "." alone: English)
               if marks is not None and (marks[i] or ".") != "."}
-    if not dots and not commas:
+    spaced = set(_doubted(values, _SPACED_RE, ".,"))
+    if not dots and not commas and not spaced:
         return values, {}
     out: list[object] = list(values)
     refused: dict[int, Reason] = {}
-    for i in sorted(dots | commas):
+    for i in sorted(dots | commas | spaced):
         signs = "" if marks is None else marks[i] or ""
         text = _text(values[i])
+        if i in spaced and (text := _spaced(text, signs)) is None:  # type: ignore[assignment]
+            refused[i], out[i] = "ambiguous_separator", None  # "1 500.000": 1,500 or 1.5M?
+            continue
         found = _DOUBT_RE.search(text) if i in dots else None
         german, english = bool(signs) and "." not in signs, signs == "."
         if (found and not (german or english)) or (i in commas and not (german and "," in signs)):
@@ -166,3 +189,32 @@ def settle(values: Sequence[object], marks: Sequence[str | None] | None = None
                 text = _COMMA_RE.sub(r"\1.\g<2>0", text)
             out[i] = text
     return out, refused
+
+
+def _spaced(text: str, signs: str) -> str | None:
+    """``text`` with each number grouped by spaces or apostrophes before one mark and three
+    digits (``"1 500.000"``, ``"1'500,000"``) written as ``signs`` read it, without its
+    groups; None when they cannot. A dot is a group where the ICO groups with dots or writes
+    a decimal comma (as in ``"12.500"``), a decimal point where it groups with commas; a
+    comma a group where it groups with commas, a decimal comma where it groups with dots (as
+    in ``"1,500"``). Else (no signs, both, a decimal comma alone before a comma) no reading,
+    and none for a group before a scale word (``"1 500.000M"``).
+
+    >>> [_spaced("1 500.000 EUR", s) for s in (",", ";", ".", "", ",.")]
+    ['1500000 EUR', '1500000 EUR', '1500.0000 EUR', None, None]
+    >>> [_spaced("1'500,000", s) for s in (",", ".", ";", ",;", ".;")]
+    ['1500.0000', '1500000', None, '1500.0000', None]
+    """
+    german, english = bool(signs) and "." not in signs, signs == "."
+    parts: list[str] = []
+    end = 0
+    for found in _SPACED_RE.finditer(text):
+        head, mark, tail = found.groups()
+        group = (german if mark == "." else english)
+        if not (group or (english if mark == "." else german and "," in signs)) or (
+                group and _SCALE_RE.match(text, found.end())):
+            return None
+        digits = "".join(c for c in head if c.isdigit())
+        parts += [text[end:found.start()], f"{digits}{tail}" if group else f"{digits}.{tail}0"]
+        end = found.end()
+    return "".join(parts) + text[end:]

@@ -224,4 +224,10 @@ __all__ = ["PARSER_VERSION"]
 #:     item so (canonical_unit: counted once beside "TRX"). A price written in the ICO's own
 #:     token ("2500 XYZ", "XYZ 2500", "5000 XYZ" under a unit column XYZ, for XYZ) is
 #:     unreadable_price (was 2,500 XYZ per XYZ; "2500 XYZ" under ETH was unit_conflict).
-PARSER_VERSION: Final = 36
+#: 38: an amount grouped by spaces or apostrophes with one mark and three digits after it
+#:     ("1 500.000", "1'500,000", "12 500.000", "1 500 000.000", a price "1 ETH = 1 500.000
+#:     AQB") is read by the ICO's convention, as "12.500" and "1,500" are: beside dots grouping
+#:     "1 500.000" is 1,500,000 (was 1,500, no row) and "1 500,000" 1,500; beside commas
+#:     grouping the mirror; where nothing decides, or a scale word follows a group, missing,
+#:     ambiguous_separator (was read as a decimal).
+PARSER_VERSION: Final = 38
