@@ -103,9 +103,12 @@ __all__ = [
     "social_network",
 ]
 
-#: Missing in any column: the cell is empty, and nothing is reported.
+#: Missing in any column: the cell is empty, and nothing is reported. Not ``Unknown``: the
+#: service's filter set lists it as a location (spec 2.1, ``location=["Unknown"]`` filters
+#: by it), so a profile's ``"Unknown"`` is that filter value, kept as written.
 MISSING_MARKERS: Final = frozenset(
-    {"NA", "N/A", "—", "–", "-", "NOT SET", "PENDING", "TBA", "TBD", "NAN", "NONE", "NULL"}
+    {"NA", "N/A", "N.A.", "N.A", "#N/A", "—", "–", "-", "--", "?", "NOT SET", "NOT SPECIFIED",
+     "PENDING", "TBA", "TBC", "TBD", "NAN", "NONE", "NULL", "UNDEFINED"}
 )
 
 #: Flags that read True.

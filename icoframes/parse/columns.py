@@ -32,7 +32,7 @@ from .base import MARKER_SPELLINGS, Reason, Unread, _Bad
 from .dates import to_datetime, to_label_date
 from .items import split_lone_strings, to_list
 from .rules import parse_amount, parse_count, read_flag
-from .text import clean_surrogates, has_surrogates
+from .text import ZERO_WIDTH, clean_surrogates, has_surrogates
 
 __all__ = [
     "CONVERTERS",
@@ -51,6 +51,9 @@ __all__ = [
 ]
 
 _MARKER_ARROW: Final = pa.array(sorted(MARKER_SPELLINGS), type=pa.string())
+# Characters that print as nothing: a text of them alone (or around a marker) is blank, as it
+# is to the number readers (normalize_text drops them); kept text keeps them otherwise.
+_ZERO_WIDTH_RE: Final = f"[{ZERO_WIDTH}]"
 # True, 1 and 1.0 are one key; so are False, 0 and 0.0.
 # A number over its scale ("4.5/5", "8/10", "4.5 out of 5"): one value on a scale the
 # column does not state, no range of two
@@ -216,14 +219,17 @@ def to_text(values: Sequence[object]) -> tuple[Any, Unread]:
 
     Examples
     --------
-    >>> texts, bad = to_text([" Ethereum ", "TBA", None, 7, True, "a\\ud800"])
+    >>> texts, bad = to_text([" Ethereum ", "TBA", None, 7, True, "a\\ud800", "\\u200b"])
     >>> [None if pd.isna(t) else t for t in texts], bad.rows, bad.reasons
-    (['Ethereum', None, None, '7', None, 'a�'], [4, 5], ['wrong_type', 'surrogate'])
+    (['Ethereum', None, None, '7', None, 'a�', None], [4, 5], ['wrong_type', 'surrogate'])
     """
     arr, bad = _arrow_strings(values)
     if len(arr):
         arr = pc.utf8_trim_whitespace(arr)
-        missing = pc.is_in(arr, value_set=_MARKER_ARROW)
+        bare = arr  # (a zero-width space alone is blank: "\u200b", "N/A\u200b")
+        if pc.any(pc.match_substring_regex(arr, _ZERO_WIDTH_RE)).as_py():
+            bare = pc.utf8_trim_whitespace(pc.replace_substring_regex(arr, _ZERO_WIDTH_RE, ""))
+        missing = pc.is_in(bare, value_set=_MARKER_ARROW)
         if pc.any(missing).as_py():
             arr = pc.if_else(missing, None, arr)  # a null of arr's type
     return text_from_arrow(arr), bad

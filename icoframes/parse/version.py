@@ -229,5 +229,8 @@ __all__ = ["PARSER_VERSION"]
 #:     AQB") is read by the ICO's convention, as "12.500" and "1,500" are: beside dots grouping
 #:     "1 500.000" is 1,500,000 (was 1,500, no row) and "1 500,000" 1,500; beside commas
 #:     grouping the mirror; where nothing decides, or a scale word follows a group, missing,
-#:     ambiguous_separator (was read as a decimal).
+#:     ambiguous_separator (was read as a decimal). "n.a.", "N.A.", "#N/A", "TBC", "--", "?",
+#:     "not specified", "undefined" (any case) are missing markers, as "N/A" is (were kept as
+#:     text, a location "n.a.", or unreadable_number / unreadable_date rows), and a text column's
+#:     value of zero-width characters alone ("\u200b") is missing (was kept as text).
 PARSER_VERSION: Final = 38
