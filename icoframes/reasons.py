@@ -29,7 +29,8 @@ Reason: TypeAlias = Literal[
     "wrong_shape", "absent_section", "wrong_type", "unreadable_id", "duplicate_id", "no_name",
     "surrogate",
     "unreadable_number", "grouping", "ambiguous_separator", "range", "vague", "percent",
-    "negative", "infinite", "underflow", "out_of_bounds", "fraction", "unit_conflict",
+    "negative", "infinite", "underflow", "out_of_bounds", "fraction", "share_total",
+    "unit_conflict",
     "unreadable_unit", "unknown_unit", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
     "us_order", "ambiguous_order",
@@ -95,6 +96,10 @@ REASONS: Final[Mapping[Reason, str]] = {
                 "or more shares of one ICO, none with a ``%``, each between 0 and 1, summing "
                 "to 1 +- 0.01), which the column (percent, 0-100) would read as 1% in all: "
                 "every share of that ICO is missing, never multiplied by 100",
+    "share_total": "a share of a distribution whose shares sum to over 100% (+1 for "
+                   "rounding; a share refused as over 100 counted too: ``\"90%\"`` three "
+                   "times, or ``25``, ``60``, ``115``, tokens?): no shares of one whole, and "
+                   "which is wrong cannot be told: every share of that ICO is missing",
     "unit_conflict": "a unit written in the value that its unit column (or the value's other "
                      "end) contradicts (``\"$2,000,000\"`` with caps_unit ETH, ``\"$5 EUR\"``)",
     "unreadable_unit": "a unit column that names no unit read (``\"Singapore dollars\"``, "

@@ -45,7 +45,7 @@ from .dayorder import order_ids
 from .items import holds_lone_surrogate, says_none, with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
-from .shares import bonus_rows, fraction_rows
+from .shares import bonus_rows, refused_shares
 from .sources import convert, field_paths, flatten, gather, select
 
 __all__ = ["tidy"]
@@ -404,11 +404,11 @@ def _distribution(source: _MapSource, values: dict[Source, Sequence], ids: np.nd
     percent, percent_bad = converters.to_float(  # '60%' is a share, of 0-100
         raw, percent=True, bounds=source.table.column(source.value).bounds)
     log.add_unread(source.table.name, source.value, percent_bad, data["ico_id"])
-    fractions = fraction_rows(raw, percent, data["ico_id"])  # 0.6/0.25/0.15: not 1% in all
-    if len(fractions):
-        log.add(source.table.name, source.value, [raw[i] for i in fractions.tolist()],
-                data["ico_id"][fractions], reason="fraction")
-        percent[fractions] = np.nan
+    for rows, reason in refused_shares(raw, percent, data["ico_id"], percent_bad):
+        if len(rows):  # 0.6/0.25/0.15: not 1% in all; 90% x 3: no shares of one whole
+            log.add(source.table.name, source.value, [raw[i] for i in rows.tolist()],
+                    data["ico_id"][rows], reason=reason)
+            percent[rows] = np.nan
     data[source.value] = percent
     return convert(source.table, data, log)
 

@@ -18,14 +18,52 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from .base import Reason, Unread
 from .columns import to_float
 from .rules import parse_amount
 
-__all__ = ["FRACTION_SUM_TOLERANCE", "bonus_rows", "fraction_rows", "zero_bonus"]
+__all__ = ["FRACTION_SUM_TOLERANCE", "TOTAL_TOLERANCE", "bonus_rows", "fraction_rows",
+           "refused_shares", "total_rows", "zero_bonus"]
 
 #: How far from 1 the fractions of one ICO may sum: shares rounded to two places
 #: (``0.33``, ``0.33``, ``0.33``) sum to 0.99.
 FRACTION_SUM_TOLERANCE: Final = 0.01
+#: How far above 100 the percents of one ICO may sum (shares rounded: 33.4 x 3 is 100.2).
+TOTAL_TOLERANCE: Final = 1.0
+
+
+def refused_shares(raw: Sequence[object], percent: np.ndarray, ico_id: np.ndarray,
+                   unread: Unread) -> list[tuple[np.ndarray, Reason]]:
+    """The rows of shares read that are no share of one whole, with their reason: an ICO's
+    bare fractions summing to 1 (:func:`fraction_rows`, ``fraction``), and the shares of an
+    ICO summing to over 100% (:func:`total_rows`, ``share_total``)."""
+    fractions = fraction_rows(raw, percent, ico_id)  # 0.6/0.25/0.15: not 1% in all
+    return [(fractions, "fraction"), (total_rows(raw, percent, ico_id, unread), "share_total")]
+
+
+def total_rows(raw: Sequence[object], percent: np.ndarray, ico_id: np.ndarray,
+               unread: Unread) -> np.ndarray:
+    """The rows of the shares read of each ICO whose shares sum to over 100% (+
+    :data:`TOTAL_TOLERANCE`), those refused as over 100 (``unread``'s ``out_of_bounds``)
+    counted too: ``{"Team": "90%", "Sale": "90%", "Reserve": "90%"}`` or ``{"Team": "25",
+    "Sale": "60", "Reserve": "115"}`` (millions of tokens?) are no shares of one whole, and
+    which of them is right cannot be told.
+
+    >>> raw = ["90%", "90%", "90%", "25", "60", "115", "60%", "40.5%"]
+    >>> percent = np.array([90, 90, 90, 25, 60, np.nan, 60, 40.5])
+    >>> over = Unread.at(raw, [5], "out_of_bounds")
+    >>> total_rows(raw, percent, np.array([1, 1, 1, 2, 2, 2, 3, 3]), over).tolist()
+    [0, 1, 2, 3, 4]
+    """
+    known = ~np.isnan(percent)
+    shares = np.where(known, percent, 0.0)
+    for i, reason in zip(unread.rows, unread.reasons, strict=True):
+        if reason == "out_of_bounds" and isinstance(
+                number := parse_amount(raw[i], percent=True), float):
+            shares[i] = number
+    ids, inverse = np.unique(ico_id, return_inverse=True)
+    totals = np.bincount(inverse, weights=shares, minlength=len(ids))
+    return np.flatnonzero(known & (totals[inverse] > 100.0 + TOTAL_TOLERANCE))
 
 
 def fraction_rows(raw: Sequence[object], percent: np.ndarray, ico_id: np.ndarray) -> np.ndarray:

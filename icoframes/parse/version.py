@@ -232,5 +232,7 @@ __all__ = ["PARSER_VERSION"]
 #:     ambiguous_separator (was read as a decimal). "n.a.", "N.A.", "#N/A", "TBC", "--", "?",
 #:     "not specified", "undefined" (any case) are missing markers, as "N/A" is (were kept as
 #:     text, a location "n.a.", or unreadable_number / unreadable_date rows), and a text column's
-#:     value of zero-width characters alone ("\u200b") is missing (was kept as text).
+#:     value of zero-width characters alone ("\u200b") is missing (was kept as text). The
+#:     shares of a distribution summing to over 101% (a share over 100 counted) are missing,
+#:     share_total ({"Team": "90%", "Sale": "90%", "Res": "90%"} read 90 each, no row).
 PARSER_VERSION: Final = 38
