@@ -79,6 +79,8 @@ _LABEL_PATTERNS: Final = tuple(
         (rf"(?P<half>[12])\s*h[\s,/-]*{_YEAR}", "half"),  # "2H 2018", as "3Q 2018"
         (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
         (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR4}", "day"),
+        # "01-Mar-2018", "1/Mar/2018": the month named, so no order in doubt
+        (rf"(?P<day>[0-9]{{1,2}})(?P<sep>[-/]){_MONTH}(?P=sep){_YEAR4}", "day"),
         (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR4}", "day"),
         (rf"{_MONTH}[\s,/-]*{_YEAR4}", "month"),
         (rf"{_MONTH}[\s,/-]*'(?P<year>[0-9]{{2}})", "month"),  # "Mar '18", as "Q3'18"
