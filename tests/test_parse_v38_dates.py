@@ -43,4 +43,5 @@ def test_a_time_after_it_is_read_in_a_start_date():
                                               ("31-Feb-2018", "unreadable_date")])
 def test_a_mixed_separator_or_an_impossible_day_stays_refused(text, reason):
     start, roadmap, problems = _read(text)
-    assert pd.isna(start) and pd.isna(roadmap[0][0]) and problems == [["start_datetime", reason], ["date", reason]]
+    assert pd.isna(start) and pd.isna(roadmap[0][0])
+    assert problems == [["start_datetime", reason], ["date", reason]]
