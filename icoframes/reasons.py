@@ -97,7 +97,7 @@ REASONS: Final[Mapping[Reason, str]] = {
                 "to 1 +- 0.01), which the column (percent, 0-100) would read as 1% in all: "
                 "every share of that ICO is missing, never multiplied by 100",
     "share_total": "a share of a distribution whose shares sum to over 100% (+1 for "
-                   "rounding; a share refused as over 100 counted too: ``\"90%\"`` three "
+                   "rounding; a bare share refused as over 100 counted too: ``\"90%\"`` three "
                    "times, or ``25``, ``60``, ``115``, tokens?): no shares of one whole, and "
                    "which is wrong cannot be told: every share of that ICO is missing",
     "unit_conflict": "a unit written in the value that its unit column (or the value's other "

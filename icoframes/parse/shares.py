@@ -44,22 +44,22 @@ def refused_shares(raw: Sequence[object], percent: np.ndarray, ico_id: np.ndarra
 def total_rows(raw: Sequence[object], percent: np.ndarray, ico_id: np.ndarray,
                unread: Unread) -> np.ndarray:
     """The rows of the shares read of each ICO whose shares sum to over 100% (+
-    :data:`TOTAL_TOLERANCE`), those refused as over 100 (``unread``'s ``out_of_bounds``)
-    counted too: ``{"Team": "90%", "Sale": "90%", "Reserve": "90%"}`` or ``{"Team": "25",
-    "Sale": "60", "Reserve": "115"}`` (millions of tokens?) are no shares of one whole, and
-    which of them is right cannot be told.
+    :data:`TOTAL_TOLERANCE`), a bare number refused as over 100 (``unread``'s
+    ``out_of_bounds``) counted too: ``{"Team": "90%", "Sale": "90%", "Reserve": "90%"}`` or
+    ``{"Team": "25", "Sale": "60", "Reserve": "115"}`` (millions of tokens?) are no shares of
+    one whole, and which of them is right cannot be told. A share over 100 written as a
+    percent (``"150%"``) is that share's error alone: the others stand.
 
-    >>> raw = ["90%", "90%", "90%", "25", "60", "115", "60%", "40.5%"]
-    >>> percent = np.array([90, 90, 90, 25, 60, np.nan, 60, 40.5])
-    >>> over = Unread.at(raw, [5], "out_of_bounds")
-    >>> total_rows(raw, percent, np.array([1, 1, 1, 2, 2, 2, 3, 3]), over).tolist()
+    >>> raw = ["90%", "90%", "90%", "25", "60", "115", "60%", "30%", "150%"]
+    >>> percent = np.array([90, 90, 90, 25, 60, np.nan, 60, 30, np.nan])
+    >>> over = Unread.at(raw, [5, 8], "out_of_bounds")
+    >>> total_rows(raw, percent, np.array([1, 1, 1, 2, 2, 2, 3, 3, 3]), over).tolist()
     [0, 1, 2, 3, 4]
     """
     known = ~np.isnan(percent)
     shares = np.where(known, percent, 0.0)
     for i, reason in zip(unread.rows, unread.reasons, strict=True):
-        if reason == "out_of_bounds" and isinstance(
-                number := parse_amount(raw[i], percent=True), float):
+        if reason == "out_of_bounds" and isinstance(number := parse_amount(raw[i]), float):
             shares[i] = number
     ids, inverse = np.unique(ico_id, return_inverse=True)
     totals = np.bincount(inverse, weights=shares, minlength=len(ids))

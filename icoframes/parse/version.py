@@ -233,7 +233,7 @@ __all__ = ["PARSER_VERSION"]
 #:     "not specified", "undefined" (any case) are missing markers, as "N/A" is (were kept as
 #:     text, a location "n.a.", or unreadable_number / unreadable_date rows), and a text column's
 #:     value of zero-width characters alone ("\u200b") is missing (was kept as text). The
-#:     shares of a distribution summing to over 101% (a share over 100 counted) are missing,
+#:     shares of a distribution summing to over 101% (a bare share over 100 counted) are missing,
 #:     share_total ({"Team": "90%", "Sale": "90%", "Res": "90%"} read 90 each, no row). A day
 #:     "01-Mar-2018", "1-Mar-2018", "01/Mar/2018" is read (was unreadable_date).
 PARSER_VERSION: Final = 38
