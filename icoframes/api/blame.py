@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import APIError, error_for_code
-from .gate import with_detail
+from ..errors import APIError, Redirected, error_for_code
 from .retry import Transient
 
-__all__ = ["FINAL_CODES", "KEY_CODES", "items_own", "status_error"]
+__all__ = ["FINAL_CODES", "KEY_CODES", "items_own", "redirect_error", "status_error",
+           "with_detail"]
 
 #: Codes that describe the request itself: sending it again cannot help.
 FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
@@ -91,3 +91,24 @@ def status_error(endpoint: str, path: str, status: int, code: int | None,
                              answered=True, final=True)
         return APIError(f"{path}: HTTP {status} without an error code", endpoint=path)
     return None
+
+
+def redirect_error(status: int, location: str | None, endpoint: str, base_url: str) -> Redirected:
+    """The error for a 3xx answer: it names the status and where it pointed."""
+    where = repr(location[:200]) if location else "no Location"
+    return Redirected(
+        f"{endpoint}: the service answered HTTP {status} redirecting to {where}; redirects "
+        f"are not followed (the signed headers go to {base_url} only). Check base_url.",
+        endpoint=endpoint, reason=f"HTTP {status} redirect")
+
+
+def with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:
+    """``error`` with the service's own ``message``: at most 300 characters, each one that
+    does not print (a newline, an ANSI escape) written as an escape, so that a service
+    cannot forge a line of a cron job's log; left out when it only repeats ``error``."""
+    message = decoded.get("message")
+    if not isinstance(message, str) or not message.strip() or (
+            message.strip().casefold() in str(error).casefold()):
+        return error
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message[:300])
+    return type(error)(f"{error} ({shown})", code=error.code, endpoint=error.endpoint)

@@ -34,7 +34,7 @@ from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .attempts import Attempts
 from .auth import key_refusal, sign, url_and_auth
-from .blame import status_error
+from .blame import redirect_error, status_error
 from .control import LoadControl, profile_item
 from .counts import Budget, Counter
 from .gate import (
@@ -50,7 +50,6 @@ from .gate import (
     decode_json,
     error_code,
     read_body,
-    redirect_error,
     verdict,
 )
 from .params import read_ico_id, validate_list_params
@@ -269,15 +268,16 @@ class Client:
             failed the gate: ``data`` not a list, ``total_pages`` not a count, above 10,000
             or off ``total_icos``, not the page asked, or an empty page 1 without error 482.
         """
-        return self.list_wire(validate_list_params({**params, "page": page}))
+        return self.list_wire(validate_list_params({**params, "page": page}), by_count=False)
 
-    def list_wire(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """:meth:`list_page` of wire parameters (``validate_list_params``'s), not checked again."""
+    def list_wire(self, body: Mapping[str, Any], *, by_count: bool = True) -> dict[str, Any]:
+        """:meth:`list_page` of wire parameters (``validate_list_params``'s), not checked again,
+        for a load's paging: ``by_count`` as :func:`~icoframes.api.gate.check_list_page`."""
+        page = body["page"]
         try:
-            return self._call("icos", body, lambda d: check_list_page(d, body["page"]))
+            return self._call("icos", body, lambda d: check_list_page(d, page, by_count=by_count))
         except NotFound:
-            return {"total_icos": 0, "total_pages": 0, "current_page": body["page"],
-                    "error": 482, "data": []}
+            return dict(total_icos=0, total_pages=0, current_page=page, error=482, data=[])
 
     def profile(self, ico_id: int) -> dict[str, Any]:
         """The full profile (spec 2.3) of one ICO, as decoded JSON.

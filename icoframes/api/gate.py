@@ -40,35 +40,16 @@ from typing import Any
 
 from urllib3.exceptions import DecodeError
 
-from ..errors import APIError, BadResponse, Redirected
+from ..errors import BadResponse, Redirected
 from ..numerals import DIGITS, number_core
 from ..schema import PROFILE_SECTIONS
 from .params import FILTER_KEYS, PAGE_SIZE
 from .text import loads_text
 
-__all__ = [
-    "EMPTY_SECTION",
-    "MAX_DEPTH",
-    "MAX_PAGES",
-    "MAX_RESPONSE_BYTES",
-    "PAGE_SIZE",
-    "BadResponse",
-    "Redirected",
-    "Rejected",
-    "TooLarge",
-    "TooSlow",
-    "check_filters",
-    "check_list_page",
-    "check_profile",
-    "cut_short",
-    "decode_json",
-    "error_code",
-    "holds_a_section",
-    "read_body",
-    "redirect_error",
-    "verdict",
-    "with_detail",
-]
+__all__ = ["EMPTY_SECTION", "MAX_DEPTH", "MAX_PAGES", "MAX_RESPONSE_BYTES", "PAGE_SIZE",
+           "BadResponse", "Redirected", "Rejected", "TooLarge", "TooSlow", "check_filters",
+           "check_list_page", "check_profile", "cut_short", "decode_json", "error_code",
+           "holds_a_section", "list_counts", "read_body", "verdict"]
 
 log = logging.getLogger(__name__)
 
@@ -354,9 +335,12 @@ def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
     return data
 
 
-def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
+def check_list_page(decoded: Mapping[str, Any], page: int, *, by_count: bool = False) -> None:
     """Check a list page: ``data`` a list, counts consistent and bounded, the page asked for;
-    not an empty page 1 without error 482.
+    not an empty page 1 without error 482. ``by_count``: a ``total_pages`` that is no count,
+    above :data:`MAX_PAGES` or off ``total_icos`` is not refused (:func:`list_counts` pages by
+    ``total_icos``, a caller's own paging bounded by its count: the load's), unless the pages
+    of ``total_icos`` are above :data:`MAX_PAGES` too.
 
     Examples
     --------
@@ -366,6 +350,7 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
     Traceback (most recent call last):
     ...
     icoframes.api.gate.Rejected: total_pages is '1e9', not a non-negative integer
+    >>> check_list_page({"total_icos": "41", "total_pages": "1e9", "data": []}, 1, by_count=True)
     >>> check_list_page({"total_icos": 0, "total_pages": 0, "error": None, "data": []}, 1)
     Traceback (most recent call last):
     ...
@@ -375,21 +360,10 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
     if not isinstance(data, list):
         raise Rejected(f"the list data is {type(data).__name__ if 'data' in decoded else 'missing'}"
                        ", not a list")
-    counts: dict[str, int] = {}
-    for name in ("total_icos", "total_pages"):
-        value = decoded.get(name)
-        count = _count(value)
-        if count is None:
-            raise Rejected(f"{name} is {_shown(value) if name in decoded else 'missing'}, "
-                           "not a non-negative integer")
-        counts[name] = count
-    icos, pages = counts["total_icos"], counts["total_pages"]
-    if pages > MAX_PAGES:
-        raise Rejected(f"total_pages is {pages}, above the {MAX_PAGES} pages accepted")
-    expected = -(-icos // PAGE_SIZE)  # in integers: 10**30 ICOs, as a float, were garbled
-    if abs(pages - expected) > 1:
-        raise Rejected(f"total_pages is {pages} but total_icos {icos} makes {expected} pages "
-                       f"of {PAGE_SIZE}")
+    icos = _count(decoded.get("total_icos"))
+    unread = _pages_unread(decoded, icos)
+    if unread is not None and (not by_count or icos is None or _pages_of(icos) > MAX_PAGES):
+        raise Rejected(unread)
     current = decoded.get("current_page")
     if current is not None and _count(current) != page:
         raise Rejected(f"current_page is {_shown(current)}, not the page {page} requested")
@@ -401,6 +375,45 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
     odd = sum(not isinstance(item, dict) for item in data)
     if odd:  # left for the parser to count as problems; said here too
         log.warning("list page %d holds %d item(s) that are not objects", page, odd)
+
+
+def list_counts(decoded: Mapping[str, Any]) -> tuple[int, int, str | None]:
+    """``(total_icos, pages, unread)`` of a list page :func:`check_list_page` passed: its
+    ``total_pages``, or when that is unread (``unread`` says why) the pages ``total_icos``
+    makes, :data:`PAGE_SIZE` a page; the more of the two when both are read but disagree
+    (which is wrong is unknown: paging ends at the first page listing none all the same).
+
+    >>> list_counts({"total_icos": "41", "total_pages": None})
+    (41, 3, 'total_pages is null, not a non-negative integer')
+    >>> list_counts({"total_icos": 41, "total_pages": 7})[:2]
+    (41, 7)
+    """
+    icos = _count(decoded.get("total_icos")) or 0
+    unread, pages = _pages_unread(decoded, icos), _count(decoded.get("total_pages")) or 0
+    if unread is not None:
+        pages = max(pages if pages <= MAX_PAGES else 0, _pages_of(icos))
+    return icos, pages, unread
+
+
+def _pages_of(icos: int) -> int:
+    return -(-icos // PAGE_SIZE)  # in integers: 10**30 ICOs, as a float, were garbled
+
+
+def _pages_unread(decoded: Mapping[str, Any], icos: int | None) -> str | None:
+    """Why the counts of a list page are refused (``icos``: its ``total_icos`` read, None:
+    unread), ``total_icos`` first; None when both are read and agree."""
+    for name in ("total_icos", "total_pages"):
+        value = decoded.get(name)
+        if _count(value) is None:
+            return (f"{name} is {_shown(value) if name in decoded else 'missing'}, "
+                    "not a non-negative integer")
+    pages, expected = _count(decoded.get("total_pages")) or 0, _pages_of(icos or 0)
+    if pages > MAX_PAGES:
+        return f"total_pages is {pages}, above the {MAX_PAGES} pages accepted"
+    if abs(pages - expected) > 1:
+        return (f"total_pages is {pages} but total_icos {icos} makes {expected} pages "
+                f"of {PAGE_SIZE}")
+    return None
 
 
 def check_filters(decoded: Mapping[str, Any]) -> None:
@@ -420,15 +433,6 @@ def check_filters(decoded: Mapping[str, Any]) -> None:
                            "not a list")
 
 
-def redirect_error(status: int, location: str | None, endpoint: str, base_url: str) -> Redirected:
-    """The error for a 3xx answer: it names the status and where it pointed."""
-    where = repr(location[:200]) if location else "no Location"
-    return Redirected(
-        f"{endpoint}: the service answered HTTP {status} redirecting to {where}; redirects "
-        f"are not followed (the signed headers go to {base_url} only). Check base_url.",
-        endpoint=endpoint, reason=f"HTTP {status} redirect")
-
-
 def verdict(check: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
     """``check(*args)`` and None, or None and why the gate refused (:class:`Rejected`): a
     reason, not an exception raised in the handler (whose __context__ would keep this)."""
@@ -436,15 +440,3 @@ def verdict(check: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
         return check(*args), None
     except Rejected as exc:  # a lone surrogate it quotes escaped: a reason every writer keeps
         return None, str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:
-    """``error`` with the service's own ``message``: at most 300 characters, each one that
-    does not print (a newline, an ANSI escape) written as an escape, so that a service
-    cannot forge a line of a cron job's log; left out when it only repeats ``error``."""
-    message = decoded.get("message")
-    if not isinstance(message, str) or not message.strip() or (
-            message.strip().casefold() in str(error).casefold()):
-        return error
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message[:300])
-    return type(error)(f"{error} ({shown})", code=error.code, endpoint=error.endpoint)

@@ -38,11 +38,11 @@ from .arrivals import Arrivals, Fetched, fetch
 from .inflight import FirstSignal, grace
 from .localquery import cached_query, mark_sorted_otherwise, offline_miss, shown_order
 from .moment import first_listed, listed_rows, listed_seconds, page_together, paged_at
-from .paging import ListQuery, pages_total
+from .paging import ListQuery
 from .planner import ProfilePlan
 from .policy import DEFAULT_MAX_AGE, PROFILE_MAX_AGE, Want, load_ages
 from .pool import RequestPool
-from .progress import Progress, interactive
+from .progress import Progress, interactive, pages_total
 from .result import assemble, filter_set, state_of_result
 from .service import Service, forget_unreached
 from .sharedlists import SharedLists

@@ -3,7 +3,10 @@
 Pages are handed out one at a time (:meth:`ListQuery.next_page`), so the crawl
 never queues more than it has workers for, whatever ``total_pages`` a server
 claims. Page 1 comes back before any other page is asked (it says how many
-there are); paging stops at the first empty page or error 482.
+there are: its ``total_pages``, or when that is null, no count or above 10,000 the pages its
+``total_icos`` makes, the more of the two when they disagree, said in a logged warning: no
+more than a count read would allow, :func:`~icoframes.api.gate.list_counts`); paging stops
+at the first empty page or error 482.
 
 A list is **complete** when one pass over its pages is clean: every page came,
 each with the counts page 1 gave (``total_icos``, ``total_pages``), and the ids
@@ -26,21 +29,23 @@ oldest page, page 1 of the pass(es) its rows are of (an export's: of the day it 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
+from ..api.gate import list_counts
 from ..api.params import PAGE_SIZE
 from ..files import utcnow
 from ..parse import rules
-from ..parse.lists import list_frame, merge_pages, merge_parsed, page_counts
+from ..parse.lists import list_frame, merge_pages, merge_parsed
 from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
 
-__all__ = ["MAX_PASSES", "MOVED", "PAGES_FAILED", "STOOD_IN", "ListQuery", "pages_total"]
+__all__ = ["MAX_PASSES", "MOVED", "PAGES_FAILED", "STOOD_IN", "ListQuery"]
 
 #: Passes over a list's pages at most in one load (a list that keeps moving is kept partial).
 MAX_PASSES = 2
@@ -53,6 +58,7 @@ STOOD_IN = "that paging came back partial"
 #: Why a page of a list that moved while it was paged is in ``failed_pages`` begins so.
 MOVED = "the list moved while it was paged"
 _Page = tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]  # its items as sent, rows, problems
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -83,6 +89,7 @@ class ListQuery:
     order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
     paging: bool = False
     passes: int = 1
+    pages_unread: str | None = None  # why page 1's total_pages was not read (paged by total_icos)
     page_lost: list[dict[str, Any]] = field(default_factory=list)  # the last page's problems
     _pages: dict[tuple[int, int], _Page] = field(default_factory=dict)  # (pass, page) -> it
     _began: dict[int, dt.datetime] = field(default_factory=dict)  # pass -> its page 1 asked
@@ -191,8 +198,13 @@ class ListQuery:
             return frame
         if pass_no > 1:  # (what :meth:`still_lists` reads)
             self._relisted.update(frame["id"].tolist())
-        total_icos, total_pages = page_counts(response)
+        total_icos, total_pages, unread = list_counts(response)
         if number == 1:
+            if unread and not self.pages_unread:  # (said once: every pass's page 1 may say it)
+                self.pages_unread = unread
+                log.warning("the list %s: page 1 says %s: paged to the first page listing "
+                            "none, %d page(s) at most (%d ICOs counted, %d a page)", self.params,
+                            unread, max(1, total_pages), total_icos, PAGE_SIZE)
             self.total_icos, self._last = total_icos, max(1, total_pages)
             self._ids_this_pass, self._counts = set(), (total_icos, total_pages)
             self._span = (total_icos, total_icos)
@@ -435,15 +447,3 @@ class ListQuery:
 def _now() -> dt.datetime:
     """Now at the cache's precision: the load that paged a list and later ones say one time."""
     return from_ms(ms(utcnow()))
-
-
-def pages_total(queries: Iterable[ListQuery], done: int) -> int | None:
-    """The list pages a load requests: ``done`` and those in flight or still to ask (None
-    until page 1 of every list being paged has said how many pages it has)."""
-    total = done
-    for query in queries:
-        left = query.pages_left
-        if left is None:
-            return None
-        total += left + (query.in_flight if query.paging else 0)
-    return total

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Iterable
+from typing import IO, Any, Protocol
 
 from tqdm.std import tqdm
 
-__all__ = ["FinalLine", "Progress", "interactive", "new_bar"]
+__all__ = ["FinalLine", "Paged", "Progress", "interactive", "new_bar", "pages_total"]
 
 
 def interactive() -> bool:
@@ -135,3 +135,25 @@ def _set_total(bar: Any, total: int) -> None:
     if container is not None:
         container.children[1].max = total
     bar.refresh()
+
+
+class Paged(Protocol):
+    """What the bar reads of a list query (:class:`~icoframes.fetch.paging.ListQuery`)."""
+
+    paging: bool
+    in_flight: int
+
+    @property
+    def pages_left(self) -> int | None: ...
+
+
+def pages_total(queries: Iterable[Paged], done: int) -> int | None:
+    """The list pages a load requests: ``done`` and those in flight or still to ask (None
+    until page 1 of every list being paged has said how many pages it has)."""
+    total = done
+    for query in queries:
+        left = query.pages_left
+        if left is None:
+            return None
+        total += left + (query.in_flight if query.paging else 0)
+    return total
