@@ -46,7 +46,10 @@ that failed before, a count above :data:`PROBE_ITEMS`), may be such a block too:
 the attempts in flight are :data:`PROBE_ITEMS` short of the count, the load asks as many
 profiles out of turn as the room left under the count (:meth:`~LoadControl.probes_wanted`) and
 none in turn until they are answered (:meth:`~LoadControl.awaiting`): one answered right ends
-the run, all failing trip it at the count (an outage costs no different request more).
+the run, all failing trip it at the count (an outage costs no different request more). So does
+a run of the last rule whose items are all profiles, each answered an error about itself (no
+failure besides: ``{"error": 483}``, an HTTP 404), against :data:`BREAKER_REFUSED`: all its
+probes refused too, it trips at that count with that error, as every request refused does.
 
 A wrong answer is neutral for the first rule. A wrong answer to an item that failed in an earlier
 load (:meth:`~LoadControl.known_bad`), or its failure, counts as any (that wrong answer again:
@@ -161,6 +164,7 @@ class LoadControl(StopSwitch, ProbeRun):
         self._wanted = 0  # probes the run asked for, not yet handed to the plan
         self._found = False  # the plan said the run's probes (:meth:`probing`; maybe none)
         self._held_back = False  # asked on failures: no profile in turn until answered
+        self._erring = False  # asked on errors about the items: room under refused_items
         self._retrying: set[object] = set()  # the failed items trying again
         self._checked: object = None  # the item of the run given one retry, found suspect first
 
@@ -340,21 +344,16 @@ class LoadControl(StopSwitch, ProbeRun):
         # a Client's own calls have no plan to probe)
         failing = (not others and not self.per_call and self._refused <= self._enveloped
                    and all(_kind(i) == "ico" for i in self._failing))
-        if self._probes is None and (
-                (not service and len(counted) >= self.refused_items and enveloped)
-                or (failing and not self._refused and self.items > PROBE_ITEMS
-                    and self.retry_after is None and counted.isdisjoint(known)
-                    and len(self._failing) + len(self._asked.flying)
-                    >= self.items - PROBE_ITEMS)):
-            # profiles elsewhere in the plan tell which (:meth:`probing`); on failures alone,
-            # once PROBE_ITEMS short of the count (the attempts in flight too), as many as the
-            # room left under it (:meth:`probes_wanted`): an outage trips at the count still.
-            # None for a count of PROBE_ITEMS or less, a run holding items failed before (held
-            # instead), or asks to wait (a limiter's ids: each gives up, :meth:`keep_trying`)
-            self._probes, self._wanted, self._found = set(), PROBE_ITEMS, False
-            self._held_back = not enveloped  # (on failures: :meth:`awaiting`)
+        # profiles each answered an error about itself ({"error": 483}, a 404): such a block
+        # as much as every request refused (the key, the query: :attr:`same_error`)
+        erring = (not others and not self.per_call and not self._failing and bool(self._refused)
+                  and all(_kind(i) == "ico" and isinstance(self._errors.get(i), tuple)
+                          for i in self._refused))
+        if self._probes is None and self._asks_probes(
+                counted, known, service=service, enveloped=enveloped, failing=failing,
+                erring=erring):
             return False
-        if self._probes is not None and (enveloped or failing) and not others:
+        if self._probes is not None and (enveloped or failing or erring) and not others:
             # tripped once every probe was answered wrongly or failed too, the run at its
             # count (or doubled): every one the plan found or still asks, none left trips at
             # once (a small load or budget may have fewer than PROBE_ITEMS left); on failures,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections import deque
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..api.control import profile_item
 from ..api.params import PAGE_SIZE
+from ..api.probes import ProbeRun
 from ..files import utcnow
 from ..parse.lists import summary_keys
 from ..store.cache import Cache
@@ -48,16 +49,6 @@ class InFlight(Protocol):
     def busy(self) -> int: ...
 
     def infos(self, kind: str) -> list[Any]: ...
-
-
-class Probes(Protocol):
-    """What asks the plan for profiles out of turn (:class:`~icoframes.api.control.LoadControl`)."""
-
-    def probes_wanted(self, flying: Collection[object] = ...) -> int: ...
-
-    def awaiting(self) -> bool: ...
-
-    def probing(self, items: Collection[object], asked: bool = True) -> None: ...
 
 
 def pages_needed(lists: Collection[ListQuery]) -> int:
@@ -89,7 +80,7 @@ class ProfilePlan:
         Why a want is not asked when its turn comes (None: it is); those skipped are
         reported not asked (:meth:`not_done`, :attr:`skipped`), their claims given up at
         once, and leave their room of the ``budget`` to the wants it cut.
-    probes : Probes, optional
+    probes : ProbeRun, optional
         Asks for profiles out of turn after a run of wrong answers (:meth:`next`).
     settle : DerivedTables, optional
         The load's derived tables, to bring up to date first (a load of profiles): a stored
@@ -102,7 +93,7 @@ class ProfilePlan:
                  ages: Mapping[str, dt.timedelta] | None, refresh_all: bool,
                  budget: int | None, batch: int,
                  skip: Callable[[Want], str | None] | None = None,
-                 probes: Probes | None = None, settle: DerivedTables | None = None) -> None:
+                 probes: ProbeRun | None = None, settle: DerivedTables | None = None) -> None:
         if settle:  # before any claim or request: a rebuild (about 0.4 s per 1,000 copies,
             # after an upgrade) would hold the crawl's thread while its leases lapse
             settle.settle()
@@ -252,15 +243,17 @@ class ProfilePlan:
         stale goes (it waits for what the rest of the lists may bring that the result lacks), and
         with a ``budget`` none (the most stale go first: every list is waited for). Profiles the
         breaker asks for out of turn (``probes``) go first (:meth:`_claim_probes`), as many as the
-        profiles in flight in ``pool`` leave room for; after a run of failures, none in turn goes
-        until they are answered."""
+        profiles in flight in ``pool`` leave room for (while lists are paged, once some are of a
+        page the run's failing profiles are not of: :meth:`_apart`); after a run of failures,
+        none in turn goes until they are answered."""
         paging = [query for query in lists if query.paging]
         if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
                        or allowance() - pool.busy <= pages_needed(paging)):
             return None
         probes, flying = self._probes, [profile_item(w.id) for w in pool.infos("profile")]
-        if probes is not None and not paging and (wanted := probes.probes_wanted(flying)):
-            self._claim_probes(wanted, lists, urgent_only=False)
+        if probes is not None and (wanted := probes.probes_wanted(flying, ready=lambda: (
+                not paging or any(self._apart(self._wants))))):
+            self._claim_probes(wanted, lists, urgent_only=bool(paging))
         if (probes is not None and probes.awaiting()
                 and not (self._ready and self._ready[0].id in self._probing)):
             return None  # every probe sent: the next in turn waits for their answers
@@ -297,15 +290,15 @@ class ProfilePlan:
 
     def _claim_probes(self, wanted: int, lists: Sequence[ListQuery], urgent_only: bool) -> None:
         """Claim ``wanted`` profiles spread evenly over the rest of the plan (those claimed and
-        those to claim, within the budget; ones that never failed if enough), put them first,
-        and tell the breaker: after a run of profiles answered wrongly in the service's
-        envelope, whether profiles elsewhere in the lists are too tells a block of bad ids (the
-        newest ICOs, not profiled yet) from a service answering every profile so."""
+        those to claim, within the budget; ones that never failed if enough; ``urgent_only``,
+        lists being paged: :meth:`_apart`), put them first, and tell the breaker: whether
+        profiles elsewhere in the lists are answered right tells a block of bad ids (the newest
+        ICOs, not profiled yet) from a service failing or answering every profile so."""
         self._sift(lists)
         if self.budget is not None:
             self._fit_budget()
         wants = [*self._ready, *(w for w in self._wants if w.id not in self._held)]
-        wants = [w for w in wants if not urgent_only or w.staleness >= URGENT]
+        wants = list(self._apart(wants)) if urgent_only else wants
         fresh = [w for w in wants if w.failed_at is None]
         wants = fresh if len(fresh) >= wanted else wants
         picked = [wants[int((k + 0.5) * len(wants) / wanted)] for k in range(wanted)
@@ -323,6 +316,14 @@ class ProfilePlan:
         self._ready.extendleft(reversed(probes))
         self._probing = {w.id for w in probes}
         self._probes.probing([profile_item(w.id) for w in probes])  # type: ignore[union-attr]
+
+    def _apart(self, wants: Sequence[Want]) -> Iterator[Want]:
+        """Of ``wants``, those asked out of turn while lists are paged: urgent, of a page none
+        of the run's profiles failing came from (a block of bad ids fills its pages)."""
+        run = self._probes.run_items() if self._probes is not None else set()
+        failing = {self._places.get(i, (0, 0, 0))[:2] for i in self._sent if profile_item(i) in run}
+        return (w for w in wants if w.staleness >= URGENT
+                and self._places.get(w.id, (0, 0, 0))[:2] not in failing)
 
     def _give_back(self) -> None:
         """A want skipped takes no request of the budget: the most urgent one the budget cut
