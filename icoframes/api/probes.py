@@ -87,8 +87,11 @@ class ProbeRun:
         """How many profiles the load should ask next out of turn, spread over the rest of
         its plan, and register with :meth:`probing` (0: none); said once per run, once
         ``ready()`` (asked only then: whether the plan has profiles to pick). After
-        failures, no more than the room the items failing and ``flying`` (those the load is
-        asking) leave under ``items``: with none, the run trips at its count as without."""
+        failures, as many as the room the items failing and ``flying`` (those the load is
+        asking) leave under ``items`` (``refused_items``), all of it: every probe failing too,
+        the run trips at its count, not short of it with profiles in turn asked after them
+        (:data:`PROBE_ITEMS` with one worker; more when attempts in flight that were retries
+        made the run ask early); with none, the run trips at its count as without."""
         with self._lock:
             pending = self._wanted
         if pending and ready is not None and not ready():  # (out of the lock: it may read
@@ -99,7 +102,7 @@ class ProbeRun:
             if wanted and self._held_back:
                 run, count = ((self._refused, self.refused_items) if self._erring
                               else (self._failing, self.items))
-                wanted = max(0, min(wanted, count - len(run | set(flying))))
+                wanted = max(0, count - len(run | set(flying)))  # (all failing: the count)
                 if not wanted:  # (none to ask: spent)
                     self._found = True
                     trip = self._trips()
