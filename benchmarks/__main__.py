@@ -3,7 +3,10 @@
 Options: ``--quick`` (small sizes, one repetition: a smoke run), ``--only
 tidy,features,crawl,quota,cache,freshness,store,cachedlists,attrs`` (a subset), ``--out PATH``.
 A full run writes ``benchmarks/RESULTS.md``; a quick or partial run prints its markdown
-instead, so it never replaces the full results, unless ``--out`` is given. Progress goes
+instead, so it never replaces the full results, unless ``--out`` is given. A full run keeps
+the sections of the page it replaces that it does not write itself (those measured by hand)
+and its "Targets: history" section, to whose head it moves the Targets table it replaces: the
+Targets table holds one short row per target, the latest figure. Progress goes
 to stderr. The full run is sized to finish in under 10 minutes on 2 cores, but for the
 ``store`` section (issue 18: every measure in separate processes for this tree and the
 commit before the store, cold loads of 10,000 and 20,000 ICOs): 10 to 30 minutes more,
@@ -14,7 +17,10 @@ and the ``cachedlists`` one (the commit before its fix at up to 100 cached lists
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
+import re
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -40,6 +46,9 @@ class Section:
     targets: list[Target] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # when it ran and the 1-minute load average before and after: a figure's conditions
+    started: str = ""
+    load: tuple[float, float] = (0.0, 0.0)
 
 
 def _tidy(quick: bool) -> Section:
@@ -135,6 +144,54 @@ def _freshness(quick: bool) -> Section:
                    bench_freshness.notes(result))
 
 
+# The Targets table: each row the figure of the last run, with where and when it was measured;
+# a target's earlier figures live in the "Targets: history" section, never in the row.
+TARGET_HEADER = ["benchmark", "target", "latest figure", "measured (UTC), commit, load", "met",
+                 "section"]
+HISTORY = "Targets: history"
+_OWN = ("Machine", "Targets", "Notes", HISTORY)
+
+
+def _commit() -> str:
+    """The short commit of this tree, with "+" if it has uncommitted changes."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(RESULTS.parent), *args], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    try:
+        return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain") else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "commit unknown"
+
+
+def target_rows(sections: list[Section], commit: str) -> list[list[str]]:
+    """One short row per target: the figure, its conditions, met or not, and its section."""
+    return [[t.benchmark, t.target, t.measured,
+             f"{s.started}, {commit}, load {s.load[0]:.1f}–{s.load[1]:.1f}",
+             "yes" if t.met else "**no**", f'"{s.title}"']
+            for s in sections for t in s.targets]
+
+
+def _sections_of(text: str) -> list[tuple[str, str]]:
+    """The ``## `` sections of a results page, in order: (title, text with its heading)."""
+    return [(part.splitlines()[0][3:].strip(), part.rstrip("\n"))
+            for part in re.split(r"(?m)^(?=## )", text) if part.startswith("## ")]
+
+
+def carried_over(previous: str, titles: set[str], now: str) -> list[str]:
+    """What a full run keeps of the page it replaces: every section this run does not write
+    (the dated sections measured by hand), then the "Targets: history" section with the
+    replaced Targets table put at its head (dated ``now``)."""
+    old = _sections_of(previous)
+    history = next((text for title, text in old if title == HISTORY), f"## {HISTORY}")
+    table_lines = [line for title, text in old if title == "Targets"
+                   for line in text.splitlines() if line.startswith("|")]
+    if table_lines:
+        heading, _, rest = history.partition("\n")
+        history = "\n".join([heading, "", f"### The Targets table replaced by the full run of "
+                              f"{now}", "", *table_lines, rest])
+    return [text for title, text in old if title not in _OWN and title not in titles] + [history]
+
+
 BENCHMARKS: dict[str, Callable[[bool], Section]] = {
     "tidy": _tidy, "features": _features, "crawl": _crawl,
     "quota": _quota, "cache": _cache, "freshness": _freshness, "store": _store,
@@ -142,7 +199,9 @@ BENCHMARKS: dict[str, Callable[[bool], Section]] = {
 }
 
 
-def render(sections: list[Section], *, quick: bool, total_s: float) -> str:
+def render(sections: list[Section], *, quick: bool, total_s: float,
+           kept: list[str] | None = None, commit: str = "") -> str:
+    """The results page; ``kept``: sections of the page it replaces, put before the notes."""
     mode = "a quick smoke run: small sizes, 1 repetition" if quick else "a full run"
     lines = [
         "# Benchmark results",
@@ -166,11 +225,12 @@ def render(sections: list[Section], *, quick: bool, total_s: float) -> str:
     targets = [t for s in sections for t in s.targets]
     if targets:
         lines += ["## Targets", "",
-                  table(["benchmark", "target", "measured", "met"],
-                        [[t.benchmark, t.target, t.measured, "yes" if t.met else "**no**"]
-                         for t in targets], align=["l", "l", "l", "l"]), ""]
+                  table(TARGET_HEADER, target_rows(sections, commit or _commit()),
+                        align=["l"] * len(TARGET_HEADER)), ""]
     for s in sections:
         lines += [f"## {s.title}", "", s.body, "", f"*({s.seconds:.0f} s)*", ""]
+    for text in kept or []:
+        lines += [text, ""]
     notes = [n for s in sections for n in s.notes]
     missed = [t for t in targets if not t.met]
     notes = [f"Missed: {t.target} — measured {t.measured}." for t in missed] + notes
@@ -182,6 +242,10 @@ def render(sections: list[Section], *, quick: bool, total_s: float) -> str:
         "little about a remote service, where only latency and the client's own CPU count.")
     lines += ["## Notes", "", *[f"- {n}" for n in notes], ""]
     return "\n".join(lines)
+
+
+def _utc_now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,15 +269,18 @@ def main(argv: list[str] | None = None) -> int:
     sections = []
     for name in names:
         log(f"{name}: starting")
-        begun = time.monotonic()
+        begun, begun_utc, load = time.monotonic(), _utc_now(), os.getloadavg()[0]
         section = BENCHMARKS[name](args.quick)
         section.seconds = time.monotonic() - begun
+        section.started, section.load = begun_utc, (load, os.getloadavg()[0])
         log(f"{name}: done in {section.seconds:.0f} s")
         sections.append(section)
     total = time.monotonic() - started
-    text = render(sections, quick=args.quick, total_s=total)
-
     out = args.out or (None if args.quick or partial else RESULTS)
+    kept = (carried_over(out.read_text(encoding="utf-8"), {s.title for s in sections},
+                         _utc_now()) if out is not None and out.exists() else None)
+    text = render(sections, quick=args.quick, total_s=total, kept=kept)
+
     if out is None:
         print(text)
     else:

@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_crawl, bench_quota  # noqa: E402
-from benchmarks.__main__ import Section, render  # noqa: E402
+from benchmarks.__main__ import Section, carried_over, render  # noqa: E402
 from benchmarks.common import Target  # noqa: E402
 
 
@@ -71,11 +71,37 @@ def test_quota_counts_requests_of_each_step_exactly():
 
 def test_results_page_has_machine_targets_sections_and_notes():
     section = Section("Example", "body text",
-                      [Target("example", "be fast", "1.0 s", False)], ["a note"], 1.0)
-    text = render([section], quick=True, total_s=12.0)
+                      [Target("example", "be fast", "1.0 s", False)], ["a note"], 1.0,
+                      "2026-11-29 06:00", (0.5, 0.75))
+    text = render([section], quick=True, total_s=12.0, commit="abc1234")
     for part in ("## Machine", "## Targets", "## Example", "## Notes", "a note",
-                 "| example | be fast | 1.0 s | **no** |", "Missed: be fast"):
+                 "| benchmark | target | latest figure | measured (UTC), commit, load | met "
+                 "| section |",
+                 '| example | be fast | 1.0 s | 2026-11-29 06:00, abc1234, load 0.5–0.8 | **no** '
+                 '| "Example" |', "Missed: be fast"):
         assert part in text
+
+
+def test_a_full_run_keeps_the_targets_history_and_the_sections_it_does_not_write():
+    previous = "\n".join([
+        "# Benchmark results", "", "## Machine", "", "| a | b |", "",
+        "## Targets", "", "| benchmark | target |", "|:---|:---|", "| tidy | fast: 0.7 s |", "",
+        "## Tidy: profiles", "", "old tidy body", "",
+        "## Store: a quiet machine (2026-11-29, 06:00 UTC)", "", "measured by hand", "",
+        "## Targets: history", "", "### tidy: fast", "", "0.8 s on 2026-11-22", "",
+        "## Notes", "", "- an old note", ""])
+    kept = carried_over(previous, {"Tidy: profiles"}, "2026-12-01 10:00")
+    assert kept == [
+        "## Store: a quiet machine (2026-11-29, 06:00 UTC)\n\nmeasured by hand",
+        "## Targets: history\n\n### The Targets table replaced by the full run of "
+        "2026-12-01 10:00\n\n| benchmark | target |\n|:---|:---|\n| tidy | fast: 0.7 s |\n"
+        "\n### tidy: fast\n\n0.8 s on 2026-11-22"]
+    section = Section("Tidy: profiles", "new tidy body", [Target("tidy", "fast", "0.6 s", True)])
+    text = render([section], quick=False, total_s=1.0, kept=kept, commit="abc1234")
+    assert text.count("## Targets: history") == 1 and "old tidy body" not in text
+    assert (text.index("new tidy body") < text.index("measured by hand")
+            < text.index("## Targets: history") < text.index("## Notes"))
+    assert "an old note" not in text
 
 
 def test_features_benchmark_checks_the_handwritten_columns_equal_and_can_tell_them_apart():
