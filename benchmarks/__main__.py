@@ -149,6 +149,12 @@ def _freshness(quick: bool) -> Section:
 TARGET_HEADER = ["benchmark", "target", "latest figure", "measured (UTC), commit, load", "met",
                  "section"]
 HISTORY = "Targets: history"
+TARGETS_INTRO = (
+    "One row per target: its latest figure; when, at which commit and at which load average "
+    "(1-minute, on the machine's cores) it was measured; met or not; and the section holding "
+    f'it. Every figure measured before it is in the section "{HISTORY}" at the end of this '
+    'page. "Not recorded": the page does not say.'
+)
 _OWN = ("Machine", "Targets", "Notes", HISTORY)
 
 
@@ -224,7 +230,7 @@ def render(sections: list[Section], *, quick: bool, total_s: float,
     ]
     targets = [t for s in sections for t in s.targets]
     if targets:
-        lines += ["## Targets", "",
+        lines += ["## Targets", "", TARGETS_INTRO, "",
                   table(TARGET_HEADER, target_rows(sections, commit or _commit()),
                         align=["l"] * len(TARGET_HEADER)), ""]
     for s in sections:

@@ -75,6 +75,7 @@ def test_results_page_has_machine_targets_sections_and_notes():
                       "2026-11-29 06:00", (0.5, 0.75))
     text = render([section], quick=True, total_s=12.0, commit="abc1234")
     for part in ("## Machine", "## Targets", "## Example", "## Notes", "a note",
+                 "One row per target",
                  "| benchmark | target | latest figure | measured (UTC), commit, load | met "
                  "| section |",
                  '| example | be fast | 1.0 s | 2026-11-29 06:00, abc1234, load 0.5–0.8 | **no** '
