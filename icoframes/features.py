@@ -321,7 +321,10 @@ _unit_code = functools.lru_cache(maxsize=10_000)(canonical_unit)
 
 
 def _fiat_item(item: str) -> bool:
-    return government_currency(item) and _unit_code(item) not in ACCEPTING_WORDS
+    # "Fiat (USD, EUR)", "EUR (bank transfer)": a currency, and what the brackets say of it
+    head = item.partition("(")[0] if item.endswith(")") else item
+    return any(government_currency(one) and _unit_code(one) not in ACCEPTING_WORDS
+               for one in {item, head.strip()})
 
 
 _fiat = functools.lru_cache(maxsize=10_000)(_fiat_item)

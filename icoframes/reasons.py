@@ -35,6 +35,7 @@ Reason: TypeAlias = Literal[
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
     "us_order", "ambiguous_order",
     "duration", "unknown_flag", "qualified_flag",
+    "doubtful_split",
 ]
 
 #: Every reason code and what it means, in the order the data dictionary lists them.
@@ -137,6 +138,11 @@ REASONS: Final[Mapping[Reason, str]] = {
     "unknown_flag": "a value that is no flag word of the vocabulary (``\"maybe\"``): False",
     "qualified_flag": "a flag word with a qualifier (``\"YES (UNTIL 11 SEP)\"``): read as its "
                       "word, the qualifier is only here",
+    # lists
+    "doubtful_split": "a list written as one string where a separator may be part of a "
+                      "name or an item (``\"Bosnia/Herzegovina\"``, ``\"Saint Vincent and "
+                      "Grenadines\"``, ``\"Visa and Mastercard\"`` as accepting, a bracket "
+                      "left open): kept as one item, its text here too",
 }
 
 if tuple(REASONS) != get_args(Reason):  # pragma: no cover

@@ -69,9 +69,11 @@ from typing import Final
 
 __all__ = [
     "ACCEPTING_WORDS",
+    "AND_NAMES",
     "APPROXIMATION_WORDS",
     "CAPITALS_ONLY",
     "CENTS",
+    "COMMA_NAMES",
     "CONTINUATIONS",
     "DATA_UNIT_SPELLINGS",
     "FALSE_WORDS",
@@ -90,6 +92,7 @@ __all__ = [
     "SOCIAL_ALIASES",
     "SPLIT_ITEMS",
     "SPLIT_LISTS",
+    "SPLIT_URLS",
     "TOKEN_CODES",
     "TOKEN_NAMES",
     "TOKEN_STANDARDS",
@@ -130,17 +133,51 @@ UNKNOWN_WORDS: Final = frozenset({
 NONE_WORDS: Final = frozenset({"no", "not", "nothing", "nope", "no restrictions",
                                "not restricted", "not applicable", "nil"})
 
-#: List columns of short names where a lone string is split at commas and semicolons.
+#: List columns of short names where a lone string is split into its items
+#: (:mod:`icoframes.parse.splits`).
 SPLIT_LISTS: Final = frozenset({"accepting", "restricted_areas"})
 #: List columns of tickers, where an item of a list is split so too (``["BTC, ETH"]``): no
 #: ticker holds a comma or a semicolon, while a country's name may (``"Bonaire, Sint
 #: Eustatius and Saba"``: an item of ``restricted_areas`` is kept as listed).
 SPLIT_ITEMS: Final = frozenset({"accepting"})
-#: A split part that is, or starts with, one of these words continues the part before
-#: it (``'Korea, Republic of'``, ``'Bahamas, The'``, ``'Hong Kong, SAR'``).
-CONTINUATIONS: Final = ("republic of", "islamic republic of", "democratic republic of",
-                        "the", "plurinational state of", "bolivarian republic of",
-                        "province of china", "people's republic of", "sar")
+#: List columns of URLs, where a lone string is split between its URLs.
+SPLIT_URLS: Final = frozenset({"markets"})
+#: A split part that is one of these, and nothing more, names nothing by itself: it ends the
+#: name before it (``'Korea, Republic of'``, ``'Bahamas, The'``, ``'Hong Kong, SAR'``,
+#: ``'Korea, South'``). A part that goes on (``'The Netherlands'``, ``'Republic of
+#: Korea'``) is an item of its own.
+CONTINUATIONS: Final = (
+    "the", "republic of", "republic of the", "the republic of", "islamic republic of",
+    "democratic republic of", "democratic republic of the", "the democratic republic of the",
+    "people's republic of", "democratic people's republic of", "united republic of",
+    "federated states of", "plurinational state of", "bolivarian republic of", "state of",
+    "province of china", "the former yugoslav republic of", "former yugoslav republic of",
+    "sar", "s.a.r.", "rep.", "rep", "dem. rep.", "dem. people's rep.", "islamic rep.",
+    "arab rep.", "fed. sts.", "north", "south",
+)
+#: The names written with a comma whose second part could name something by itself: the
+#: part joins the one before only when the two make one of these (``'Virgin Islands, U.S.'``
+#: is one area, ``'China, U.S.'`` two). Matched casefolded, ``&`` as ``and``, ``St.`` as
+#: ``Saint``, accents and curly apostrophes made plain.
+COMMA_NAMES: Final = frozenset({
+    "virgin islands, u.s.", "virgin islands, british", "bonaire, sint eustatius and saba",
+    "bonaire, saint eustatius and saba", "saint helena, ascension and tristan da cunha",
+    "hong kong sar, china", "macao sar, china", "macau sar, china", "venezuela, rb",
+})
+#: The names holding ``and`` or ``&``: never split there (``'Trinidad and Tobago'``), and a
+#: list of them split only where no part is left that is half of one (``'Bosnia /
+#: Herzegovina'`` stays one item, and a row of problems). Matched as :data:`COMMA_NAMES`.
+AND_NAMES: Final = frozenset({
+    "antigua and barbuda", "bosnia and herzegovina", "heard island and mcdonald islands",
+    "heard and mcdonald islands", "saint kitts and nevis", "saint pierre and miquelon",
+    "saint vincent and the grenadines", "sao tome and principe",
+    "south georgia and the south sandwich islands", "south georgia and south sandwich islands",
+    "svalbard and jan mayen", "svalbard and jan mayen islands", "trinidad and tobago",
+    "turks and caicos islands", "turks and caicos", "wallis and futuna",
+    "wallis and futuna islands", "sint eustatius and saba", "saint eustatius and saba",
+    "ascension and tristan da cunha", "united kingdom of great britain and northern ireland",
+    "great britain and northern ireland", "ashmore and cartier islands",
+})
 
 #: Canonical unit code -> spellings meaning it (casefolded, stripped, spaces collapsed).
 #: ``USDT`` is a token, not the dollar: it has its own code. ``FIAT`` is how

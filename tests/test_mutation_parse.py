@@ -36,7 +36,8 @@ from icoframes.parse.dates import (
     to_datetime,
     to_label_date,
 )
-from icoframes.parse.items import split_lone_strings, with_latin_tickers
+from icoframes.parse.items import with_latin_tickers
+from icoframes.parse.splits import split_lone_strings
 from icoframes.parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from icoframes.parse.prices import read_exchange
 from icoframes.parse.rules import (

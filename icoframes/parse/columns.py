@@ -30,7 +30,8 @@ import pyarrow.compute as pc
 from ..textdtype import text_from_arrow
 from .base import MARKER_SPELLINGS, Reason, Unread, _Bad
 from .dates import to_datetime, to_label_date
-from .items import split_lone_strings, to_list
+from .items import to_list
+from .splits import split_column
 from .rules import parse_amount, parse_count, read_flag
 from .text import ZERO_WIDTH, clean_surrogates, has_surrogates
 
@@ -38,7 +39,7 @@ __all__ = [
     "CONVERTERS",
     "Unread",
     "numbers_fast",
-    "split_lone_strings",
+    "split_column",
     "to_bool",
     "to_datetime",
     "to_float",

@@ -1,8 +1,7 @@
 """List columns: ``markets``, ``restricted_areas`` and ``accepting`` as lists of text.
 
-:func:`to_list` is the converter of the schema's ``list`` kind;
-:func:`split_lone_strings` splits a list written as one string, for the list
-columns of short names (:data:`icoframes.vocabulary.SPLIT_LISTS`).
+:func:`to_list` is the converter of the schema's ``list`` kind; a list written as one
+string is split before it (:mod:`icoframes.parse.splits`).
 """
 
 from __future__ import annotations
@@ -16,12 +15,11 @@ from typing import Final, cast
 
 import numpy as np
 
-from ..vocabulary import CONTINUATIONS, NONE_WORDS, fold
+from ..vocabulary import NONE_WORDS, fold
 from .base import MARKER_SPELLINGS, Reason, Unread
 from .text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 
-__all__ = ["holds_lone_surrogate", "says_none", "split_lone_strings", "to_list",
-           "with_latin_tickers"]
+__all__ = ["holds_lone_surrogate", "says_none", "to_list", "with_latin_tickers"]
 
 _SURROGATES: Final = re.compile("([\ud800-\udfff]+)")
 
@@ -112,52 +110,6 @@ def _clean_rows(rows: list[list[str]], bad: Unread) -> None:
         bad.rows.insert(position, i)
         bad.values.insert(position, item)
         bad.reasons.insert(position, "surrogate")
-
-
-_CONTINUES: Final = tuple(f"{c} " for c in CONTINUATIONS)
-_SPLIT_RE: Final = re.compile(r"\s*[,;]\s*(?:(?:and|&)\s+)?", re.IGNORECASE)
-
-
-def split_lone_strings(values: Sequence[object], *, items: bool = False) -> list[object]:
-    """Each lone string of a list column as its comma- or semicolon-separated items.
-
-    A leading ``and`` or ``&`` of an item is dropped; an item that continues the
-    one before (:data:`icoframes.vocabulary.CONTINUATIONS`) stays joined to it.
-    With ``items`` (a list of tickers, :data:`icoframes.vocabulary.SPLIT_ITEMS`), each
-    string item of a list is split so too; otherwise lists and other values are returned
-    as they are.
-
-    Examples
-    --------
-    >>> split_lone_strings(["BTC, ETH, and Fiat currency", ["A, B"], "Korea, Republic of; US"])
-    [['BTC', 'ETH', 'Fiat currency'], ['A, B'], ['Korea, Republic of', 'US']]
-    >>> split_lone_strings([["BTC, ETH", "LTC"], ["BTC", 5]], items=True)
-    [['BTC', 'ETH', 'LTC'], ['BTC', 5]]
-    """
-    out = values if isinstance(values, list) else list(values)
-    for i, value in enumerate(out):
-        if type(value) is str and ("," in value or ";" in value):
-            if out is values:
-                out = list(values)
-            out[i] = _split(value)
-        elif items and type(value) is list and any(
-                type(item) is str and ("," in item or ";" in item) for item in value):
-            if out is values:
-                out = list(values)
-            out[i] = [part for item in value for part in (
-                _split(item) if type(item) is str else [item])]
-    return out
-
-
-def _split(text: str) -> list[str]:
-    parts: list[str] = []
-    for part in _SPLIT_RE.split(f"{text.strip()} "):
-        part = part.strip()
-        if parts and f"{fold(part)} ".startswith(_CONTINUES):
-            parts[-1] = f"{parts[-1]}, {part}"
-        elif part:
-            parts.append(part)
-    return parts
 
 
 def with_latin_tickers(values: Sequence[object]) -> list[object]:

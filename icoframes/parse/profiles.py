@@ -36,11 +36,11 @@ from ..schema import (
 )
 from ..tables import Tables, table_names
 from ..textdtype import text_from_arrow
-from ..vocabulary import SPLIT_ITEMS, SPLIT_LISTS
+from ..vocabulary import SPLIT_LISTS, SPLIT_URLS
 from . import columns as converters
 from . import rules
 from .amounts import read_icos_amounts
-from .columns import split_lone_strings, to_datetime
+from .columns import split_column, to_datetime
 from .dayorder import order_ids
 from .items import holds_lone_surrogate, says_none, with_latin_tickers
 from .people import People, people_key
@@ -299,8 +299,9 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
         if column.source is None:
             dtype: Any = column.dtype  # pandas-stubs' pd.array takes no general Dtype
             data.setdefault(column.name, pd.array([None] * len(ids), dtype=dtype))
-    for name in SPLIT_LISTS:
-        data[name] = split_lone_strings(data[name], items=name in SPLIT_ITEMS)
+    for name in sorted(SPLIT_LISTS | SPLIT_URLS):  # a part kept whole in doubt is a row
+        data[name], doubts = split_column(name, data[name])
+        log.add_unread("icos", name, doubts, ids)
     sent = {name: data[name] for name in _TICKERS}
     for name in _TICKERS:
         data[name] = with_latin_tickers(data[name])

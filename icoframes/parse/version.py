@@ -224,6 +224,13 @@ __all__ = ["PARSER_VERSION"]
 #:     item so (canonical_unit: counted once beside "TRX"). A price written in the ICO's own
 #:     token ("2500 XYZ", "XYZ 2500", "5000 XYZ" under a unit column XYZ, for XYZ) is
 #:     unreadable_price (was 2,500 XYZ per XYZ; "2500 XYZ" under ETH was unit_conflict).
+#: 37: a list written as one string (restricted_areas, accepting) is never split inside
+#:     brackets ("Fiat (USD, EUR), BTC" was 'Fiat (USD', 'EUR)', 'BTC'), a part naming a
+#:     country is an item of its own ("USA, The Netherlands" was one item), an ISO name with a
+#:     comma is one ("Virgin Islands, U.S." was two: a false US), full-width and ideographic
+#:     commas and semicolons, bars, bullets, line breaks split, and "/", "+", "&", "and" where
+#:     no name is cut ("USA/China", "BTC and ETH" were one item); a doubtful split is one item
+#:     and a row doubtful_split. markets are split between URLs (were one item).
 #: 38: an amount grouped by spaces or apostrophes with one mark and three digits after it
 #:     ("1 500.000", "1'500,000", "12 500.000", "1 500 000.000", a price "1 ETH = 1 500.000
 #:     AQB") is read by the ICO's convention, as "12.500" and "1,500" are: beside dots grouping
