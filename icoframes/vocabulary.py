@@ -33,14 +33,12 @@ Missing values (every kind)
     (``{"Bonus": "NO"}``, ``{"Bonus": " "}``) is no bonus.
 
 Lists written as one string
-    A lone string in a list column whose items are short names
-    (:data:`SPLIT_LISTS`: ``accepting``, ``restricted_areas``) is split at
-    commas and semicolons, and a leading ``and``/``&`` of a part is dropped:
-    ``'BTC, ETH, and Fiat currency'`` is ``['BTC', 'ETH', 'Fiat currency']``.
-    A part that only continues the one before (``'Korea, Republic of'``,
-    see :data:`CONTINUATIONS`) stays joined to it. In a list of tickers
-    (:data:`SPLIT_ITEMS`: ``accepting``) each item is split so
-    (``['BTC, ETH', 'LTC']`` is ``['BTC', 'ETH', 'LTC']``).
+    A lone string of :data:`SPLIT_LISTS` is split at commas and semicolons (full-width
+    too), bars, bullets and line breaks outside brackets (``'BTC, ETH, and Fiat'``), a part
+    of :data:`CONTINUATIONS` or making a name of :data:`COMMA_NAMES` kept with the one
+    before (``'Korea, Republic of'``), then at ``/ + & and`` where no name of
+    :data:`AND_NAMES` is cut (in doubt: one item and a row). An item of a list of
+    :data:`SPLIT_ITEMS` is split so too; :data:`SPLIT_URLS` are split between URLs.
 
 Units and currencies
     :data:`UNIT_ALIASES`: canonical code -> spellings, and :data:`TOKEN_NAMES`, the common
@@ -133,19 +131,15 @@ UNKNOWN_WORDS: Final = frozenset({
 NONE_WORDS: Final = frozenset({"no", "not", "nothing", "nope", "no restrictions",
                                "not restricted", "not applicable", "nil"})
 
-#: List columns of short names where a lone string is split into its items
-#: (:mod:`icoframes.parse.splits`).
+#: List columns of short names where a lone string is split (:mod:`icoframes.parse.splits`).
 SPLIT_LISTS: Final = frozenset({"accepting", "restricted_areas"})
 #: List columns of tickers, where an item of a list is split so too (``["BTC, ETH"]``): no
-#: ticker holds a comma or a semicolon, while a country's name may (``"Bonaire, Sint
-#: Eustatius and Saba"``: an item of ``restricted_areas`` is kept as listed).
+#: ticker holds a comma, while a country's name may (an item of ``restricted_areas`` is kept).
 SPLIT_ITEMS: Final = frozenset({"accepting"})
 #: List columns of URLs, where a lone string is split between its URLs.
 SPLIT_URLS: Final = frozenset({"markets"})
-#: A split part that is one of these, and nothing more, names nothing by itself: it ends the
-#: name before it (``'Korea, Republic of'``, ``'Bahamas, The'``, ``'Hong Kong, SAR'``,
-#: ``'Korea, South'``). A part that goes on (``'The Netherlands'``, ``'Republic of
-#: Korea'``) is an item of its own.
+#: A split part that is one of these and nothing more names nothing: it ends the name before it
+#: (``'Korea, Republic of'``, ``'Bahamas, The'``); ``'The Netherlands'`` is an item of its own.
 CONTINUATIONS: Final = (
     "the", "republic of", "republic of the", "the republic of", "islamic republic of",
     "democratic republic of", "democratic republic of the", "the democratic republic of the",
@@ -153,31 +147,25 @@ CONTINUATIONS: Final = (
     "federated states of", "plurinational state of", "bolivarian republic of", "state of",
     "province of china", "the former yugoslav republic of", "former yugoslav republic of",
     "sar", "s.a.r.", "rep.", "rep", "dem. rep.", "dem. people's rep.", "islamic rep.",
-    "arab rep.", "fed. sts.", "north", "south",
-)
-#: The names written with a comma whose second part could name something by itself: the
-#: part joins the one before only when the two make one of these (``'Virgin Islands, U.S.'``
-#: is one area, ``'China, U.S.'`` two). Matched casefolded, ``&`` as ``and``, ``St.`` as
-#: ``Saint``, accents and curly apostrophes made plain.
+    "arab rep.", "fed. sts.", "north", "south")
+#: Names with a comma whose second part could name a place: joined only to make one of these
+#: (``'Virgin Islands, U.S.'``; ``'China, U.S.'`` is two). Matched as :data:`AND_NAMES`.
 COMMA_NAMES: Final = frozenset({
     "virgin islands, u.s.", "virgin islands, british", "bonaire, sint eustatius and saba",
     "bonaire, saint eustatius and saba", "saint helena, ascension and tristan da cunha",
-    "hong kong sar, china", "macao sar, china", "macau sar, china", "venezuela, rb",
-})
-#: The names holding ``and`` or ``&``: never split there (``'Trinidad and Tobago'``), and a
-#: list of them split only where no part is left that is half of one (``'Bosnia /
-#: Herzegovina'`` stays one item, and a row of problems). Matched as :data:`COMMA_NAMES`.
+    "hong kong sar, china", "macao sar, china", "macau sar, china", "venezuela, rb"})
+#: Names holding ``and``/``&``, never split there; a half of one left alone is a doubtful split.
+#: Matched casefolded, ``&`` as ``and``, ``St.`` as ``Saint``, without accents.
 AND_NAMES: Final = frozenset({
     "antigua and barbuda", "bosnia and herzegovina", "heard island and mcdonald islands",
     "heard and mcdonald islands", "saint kitts and nevis", "saint pierre and miquelon",
-    "saint vincent and the grenadines", "sao tome and principe",
+    "saint vincent and the grenadines", "sao tome and principe", "svalbard and jan mayen",
     "south georgia and the south sandwich islands", "south georgia and south sandwich islands",
-    "svalbard and jan mayen", "svalbard and jan mayen islands", "trinidad and tobago",
-    "turks and caicos islands", "turks and caicos", "wallis and futuna",
-    "wallis and futuna islands", "sint eustatius and saba", "saint eustatius and saba",
-    "ascension and tristan da cunha", "united kingdom of great britain and northern ireland",
-    "great britain and northern ireland", "ashmore and cartier islands",
-})
+    "svalbard and jan mayen islands", "trinidad and tobago", "turks and caicos islands",
+    "turks and caicos", "wallis and futuna", "wallis and futuna islands", "ashmore and cartier "
+    "islands", "sint eustatius and saba", "saint eustatius and saba", "great britain and "
+    "northern ireland", "ascension and tristan da cunha",
+    "united kingdom of great britain and northern ireland"})
 
 #: Canonical unit code -> spellings meaning it (casefolded, stripped, spaces collapsed).
 #: ``USDT`` is a token, not the dollar: it has its own code. ``FIAT`` is how

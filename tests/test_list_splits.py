@@ -63,6 +63,8 @@ def test_commas_inside_brackets_never_split_an_accepting_list():
     assert bool(out.loc[0, "accepts_fiat"]) is True
     assert out.loc[0, "n_accepted_currencies"] == 2
     assert tables.problems.empty
+    assert features(_tidy("accepting", ["ETH", "EUR (bank transfer)"])).loc[0, "accepts_fiat"]
+    assert not features(_tidy("accepting", ["ETH (ERC20)"])).loc[0, "accepts_fiat"]
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

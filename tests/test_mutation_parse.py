@@ -37,7 +37,6 @@ from icoframes.parse.dates import (
     to_label_date,
 )
 from icoframes.parse.items import with_latin_tickers
-from icoframes.parse.splits import split_lone_strings
 from icoframes.parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from icoframes.parse.prices import read_exchange
 from icoframes.parse.rules import (
@@ -48,6 +47,7 @@ from icoframes.parse.rules import (
     parse_id,
     read_flag,
 )
+from icoframes.parse.splits import split_lone_strings
 from icoframes.parse.text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
 from icoframes.schema import TEXT_DTYPE

@@ -157,9 +157,15 @@ class Vocabulary(_Declared):
              "then ``(``, ``[``, ``,``, ``:``, ``;`` or a spaced dash, then text"],
             ["none (lone list item, whole map, bonus terms)", "no items / no rows",
              _words(v.NONE_WORDS) + ", and the missing words"],
-            ["lone string in a list of names", "split at ``,`` and ``;``",
+            ["lone string in a list of names", "split at ``,`` ``;`` (full-width, "
+             "ideographic too) ``|`` ``•`` and line breaks outside brackets, then at ``/`` "
+             "``+`` ``&`` ``and`` where no name is cut (in doubt: one item and a row)",
              ", ".join(f"``{name}``" for name in sorted(v.SPLIT_LISTS))
-             + "; a part starting " + _words(v.CONTINUATIONS) + " stays with the one before"],
+             + "; a part that is " + _words(v.CONTINUATIONS) + " stays with the one before, "
+             "and so do two parts making " + _words(v.COMMA_NAMES) + "; never split: "
+             + _words(v.AND_NAMES)],
+            ["lone string in a list of URLs", "split between URLs",
+             ", ".join(f"``{name}``" for name in sorted(v.SPLIT_URLS))],
             ["item of a list of tickers", "split at ``,`` and ``;``, as a lone string",
              ", ".join(f"``{name}``" for name in sorted(v.SPLIT_ITEMS))],
             ["government currency", "``accepts_fiat``", _words(v.FIAT_CODES)

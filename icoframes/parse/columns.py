@@ -31,8 +31,8 @@ from ..textdtype import text_from_arrow
 from .base import MARKER_SPELLINGS, Reason, Unread, _Bad
 from .dates import to_datetime, to_label_date
 from .items import to_list
-from .splits import split_column
 from .rules import parse_amount, parse_count, read_flag
+from .splits import split_column
 from .text import ZERO_WIDTH, clean_surrogates, has_surrogates
 
 __all__ = [

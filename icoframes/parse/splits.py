@@ -28,8 +28,15 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from ..vocabulary import (ACCEPTING_WORDS, AND_NAMES, COMMA_NAMES, CONTINUATIONS, SPLIT_ITEMS,
-                          SPLIT_URLS, fold)
+from ..vocabulary import (
+    ACCEPTING_WORDS,
+    AND_NAMES,
+    COMMA_NAMES,
+    CONTINUATIONS,
+    SPLIT_ITEMS,
+    SPLIT_URLS,
+    fold,
+)
 from .base import MARKER_SPELLINGS, Unread
 from .scales import KNOWN_UNITS, canonical_unit
 
@@ -60,7 +67,7 @@ def _key(text: str) -> str:
 def _halves(names: frozenset[str]) -> frozenset[str]:
     """The first and last parts of each name at its ``and`` (``'trinidad'``, ``'tobago'``),
     with and without a leading ``the``."""
-    halves = set()
+    halves: set[str] = set()
     for name in names:
         parts = name.rpartition(", ")[2].split(" and ")
         halves.update(part.removeprefix("the ") for part in (parts[0], parts[-1]))
