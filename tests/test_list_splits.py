@@ -157,17 +157,20 @@ def test_a_name_holding_and_is_never_split(name):
 
 
 @pytest.mark.parametrize("raw", ["Bosnia/Herzegovina", "Saint Vincent and Grenadines",
-                                 "Trinidad & USA"])
+                                 "Trinidad & USA", "US citizens and residents",
+                                 "citizens/residents of the USA", "usa and china"])
 def test_a_doubtful_split_keeps_one_item_and_a_row(raw):
     # half of a name of AND_NAMES would be left alone: never guessed
     assert _restricted(raw) == ([raw], [["restricted_areas", raw, "doubtful_split"]])
 
 
 def test_an_accepting_and_of_no_currencies_stays_one_item_with_a_row():
-    tables = _tidy("accepting", "ETH; Visa and Mastercard")
-    assert tables.icos.loc[0, "accepting"] == ["ETH", "Visa and Mastercard"]
+    tables = _tidy("accepting", "ETH; Visa and Mastercard; BTC + 20% bonus; 1/2")
+    assert tables.icos.loc[0, "accepting"] == ["ETH", "Visa and Mastercard", "BTC + 20% bonus",
+                                               "1/2"]
     assert tables.problems[["column", "value", "reason"]].values.tolist() == [
-        ["accepting", "Visa and Mastercard", "doubtful_split"]]
+        ["accepting", "Visa and Mastercard", "doubtful_split"],
+        ["accepting", "BTC + 20% bonus", "doubtful_split"]]
 
 
 def test_an_accepting_item_of_a_list_is_split_so_too():

@@ -11,10 +11,11 @@ sent as one string is split
   U.S."``) stays joined to it;
 - then at ``/``, ``+``, ``&`` and ``and`` where no name is cut: ``"USA and China"`` is two,
   ``"Trinidad and Tobago"`` one (:data:`~icoframes.vocabulary.AND_NAMES`). Where a split is
-  doubtful (a half of such a name left alone, ``"Bosnia/Herzegovina"``; in ``accepting``, a
-  part that is no currency or token known, ``"Visa and Mastercard"``), the part stays one
-  item and is a row of ``problems``, ``doubtful_split``. So is a string whose brackets do
-  not close.
+  doubtful (a half of such a name left alone, ``"Bosnia/Herzegovina"``; a part of
+  ``restricted_areas`` not starting with a capital, ``"US citizens and residents"``; in
+  ``accepting``, a part that is no currency or token known, ``"Visa and Mastercard"``), the
+  part stays one item and is a row of ``problems``, ``doubtful_split``. So is a string whose
+  brackets do not close.
 
 A list of URLs (``markets``: :data:`~icoframes.vocabulary.SPLIT_URLS`) sent as one string is
 split between its URLs (at whitespace, commas, semicolons, bars) when every part is one;
@@ -130,11 +131,12 @@ def _pieces(part: str, masked: str, known: Callable[[str], bool] | None) -> list
         pieces.append(part[spans[i][0]:spans[j][1]].strip())
         i = j + 1
     pieces = [piece for piece in pieces if piece]
-    if len(pieces) < 2 or not all(map(str.isalpha, (p[:1] for p in pieces))):
+    if len(pieces) < 2 or not all(any(map(str.isalpha, piece)) for piece in pieces):
         return [part]  # no list ("USA &"), or no names ("1/2")
     for piece in pieces:
         key = _key(piece)
-        if key in _HALVES or (known is not None and not known(piece)):
+        # a name starts with a capital: "US citizens and residents" is one area
+        if key in _HALVES or (not known(piece) if known else not piece[0].isupper()):
             return None
     return pieces
 
@@ -223,8 +225,8 @@ def split_lone_strings(values: Sequence[object], *, items: bool = False, urls: b
             if value.strip() in MARKER_SPELLINGS or not _ANY_RE.search(value):
                 continue
             split: object = _split_urls(value) if urls else _split(value, known, found)
-        elif items and type(value) is list and any(
-                type(item) is str and _ANY_RE.search(item) for item in value):
+        elif items and type(value) is list and _ANY_RE.search(
+                "\0".join(item for item in value if type(item) is str)):
             split = [part for item in value for part in (
                 _split(item, known, found) if type(item) is str else [item])]
         else:
