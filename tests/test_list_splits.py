@@ -242,3 +242,40 @@ def test_a_load_splits_lists_written_as_one_string(configure):
     problems = tables.problems[["ico_id", "table", "column", "value", "reason"]]
     assert problems.values.tolist() == [
         [4, "icos", "accepting", "Visa and Mastercard", "doubtful_split"]]
+
+
+# --------------------------------------------------------------------------- long values
+
+# Each took the splitter minutes or more before it was made linear (a run of spaces before a
+# separator, 100,000 "/" or "and", a name joined again and again): run in a child process, so
+# that a regression fails at the hang guard instead of stalling the suite.
+_LONG = 200_000
+_CHILD = """
+import json, sys
+from icoframes.parse.splits import split_column
+n = int(sys.argv[1])
+values = ["A" + " " * n + "/B", "A" + " " * n + "andx", "A/" * (n // 2), "A" + ", the" * (n // 5),
+          "A" + " " * n + ",", "A and " * (n // 6), "(" * n, "https://a " * (n // 10) + "x y"]
+out = {column: [[len(items) if isinstance(items, list) else -1 for items in split_column(
+    column, values)[0]], len(split_column(column, values)[1].rows)]
+    for column in ("restricted_areas", "accepting", "markets")}
+print(json.dumps(out))
+"""
+
+
+def test_long_hostile_lists_are_split_in_linear_time():
+    import json
+    import subprocess
+    import sys
+
+    from waiting import HANG_GUARD
+
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(_LONG)], capture_output=True,
+                          text=True, timeout=HANG_GUARD, check=True)
+    out = json.loads(done.stdout)
+    n = _LONG
+    # (no separator: "...andx" and "((((" stay as written; "A, the, the": "the" ends the name
+    # before it once; "A" is no currency known: a doubtful split in accepting)
+    assert out["restricted_areas"] == [[2, -1, n // 2, n // 10 + 1, 1, n // 6, -1, 1], 1]
+    assert out["accepting"] == [[1, -1, 1, n // 10 + 1, 1, 1, -1, 1], 4]
+    assert out["markets"] == [[1, -1, 1, n // 5 + 1, 1, 1, -1, 1], 0]

@@ -46,14 +46,17 @@ __all__ = ["known_currency", "split_column", "split_lone_strings"]
 _OPEN: Final = "([（［"
 _CLOSE: Final = ")]）］"
 _HARD: Final = ",;，、；﹐﹑﹔|｜•"
-_HARD_RE: Final = re.compile(rf"\s*(?:[{_HARD}]|\r?\n)\s*(?:(?:and|&|＆)\s+)?", re.IGNORECASE)
+# (?<!\s): a match starts where its spaces do, never inside them (linear in a long run of
+# spaces: a hostile value must not stall the parser)
+_HARD_RE: Final = re.compile(rf"(?<!\s)\s*(?:[{_HARD}]|\r?\n)\s*(?:(?:and|&|＆)\s+)?",
+                             re.IGNORECASE)
 _ANY_RE: Final = re.compile(rf"[{_HARD}\n/／+＋&＆]|\band\b", re.IGNORECASE)
 # "and"/"&" may be part of a name; a slash or a plus never is
 _AND_RE: Final = re.compile(r"\s+and\s+|\s*[&＆]\s*", re.IGNORECASE)
-_SOFT_RE: Final = re.compile(r"\s+and\s+|\s*[&＆/／+＋]\s*", re.IGNORECASE)
+_SOFT_RE: Final = re.compile(r"(?<!\s)(?:\s+and\s+|\s*[&＆/／+＋]\s*)", re.IGNORECASE)
 _URL_RE: Final = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _URL_GAPS_RE: Final = re.compile(rf"[\s{_HARD}]+")
-_NAME_GAPS_RE: Final = re.compile(rf"\s*[{_HARD}](?=\s)\s*|\s*\n\s*")
+_NAME_GAPS_RE: Final = re.compile(rf"(?<!\s)(?:\s*[{_HARD}](?=\s)\s*|\s*\n\s*)")
 _SAINT_RE: Final = re.compile(r"\bst\b\.?\s*")
 
 
@@ -78,6 +81,10 @@ def _halves(names: frozenset[str]) -> frozenset[str]:
 
 _CONTINUES: Final = frozenset(CONTINUATIONS)
 _HALVES: Final = _halves(AND_NAMES)
+# the most pieces one name of AND_NAMES spans, and the longest name of COMMA_NAMES: no
+# longer run is tried (a long hostile value is read in linear time)
+_WIDEST: Final = max(name.count(" and ") for name in AND_NAMES)
+_LONGEST: Final = max(map(len, COMMA_NAMES))
 
 
 def _masked(text: str) -> str | None:
@@ -124,7 +131,7 @@ def _pieces(part: str, masked: str, known: Callable[[str], bool] | None) -> list
     i = 0
     while i < len(spans):
         j = i
-        for end in range(len(spans) - 1, i, -1):
+        for end in range(min(len(spans) - 1, i + _WIDEST), i, -1):
             if all(joins[i:end]) and _key(part[spans[i][0]:spans[end][1]]) in AND_NAMES:
                 j = end
                 break
@@ -151,16 +158,19 @@ def _split(text: str, known: Callable[[str], bool] | None,
         doubtful.append(text)
         return [text]
     items: list[str] = []
+    joined = False  # whether the last item is joined already (a name takes one comma)
     for part, twin in _cut(text, masked, _HARD_RE):
         pieces = _pieces(part, twin, known)
         if pieces is None:
             doubtful.append(part)
             pieces = [part]
         first = pieces[0]
-        if items and (_key(first) in _CONTINUES
-                      or _key(f"{items[-1]}, {first}") in COMMA_NAMES):
+        if items and not joined and (_key(first) in _CONTINUES or (
+                len(items[-1]) + len(first) <= _LONGEST
+                and _key(f"{items[-1]}, {first}") in COMMA_NAMES)):
             items[-1] = f"{items[-1]}, {first}"
             pieces = pieces[1:]
+        joined = not pieces
         items.extend(pieces)
     return items
 
