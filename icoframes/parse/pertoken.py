@@ -1,5 +1,8 @@
 """Prices written per token: a value ``"$0.1 per token"`` (the exchange ``"1 token = $0.1"``,
-read by :mod:`icoframes.parse.prices`) and a price unit column ``"USD per token"`` (USD).
+read by :mod:`icoframes.parse.prices`) and a price unit column ``"USD per token"`` (USD); and
+the other forms of an exchange a price value is written in (:func:`as_exchange`): tokens per
+currency (``"5000 XYZ per ETH"``, the exchange ``"1 ETH = 5000 XYZ"``) and the ICO's own ticker
+before its price (``"XYZ 0.0004 USD"``, the exchange ``"1 XYZ = 0.0004 USD"``).
 
 A price is always per token; writing so says nothing more, and the currency before ``per
 token`` (or ``/token``) is the price's. What names no known currency before it (``"XYZ per
@@ -17,7 +20,7 @@ from ..vocabulary import TOKEN_WORDS, fold
 from .prices import CURRENCIES, canonical_unit
 from .rules import parse_amount, written_currency
 
-__all__ = ["own_tokens", "per_token", "unit_per_token"]
+__all__ = ["as_exchange", "own_tokens", "per_token", "unit_per_token"]
 
 # A price per token: "$0.1 per token", "0.1 USD/XYZ" (split in one linear pass: no backtracking
 # over long hostile text)
@@ -27,6 +30,12 @@ _DIGIT_RE: Final = re.compile(r"[0-9]")
 # The words and symbols of a unit: "XYZ (tokens)" is XYZ and tokens.
 _PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
 _PERCENT_SIGN_RE: Final = re.compile(r"[%％‰]")  # a share's sign, which no unit's words hold
+# A word first, then token words ("XYZ tokens"), then a colon, "=" or spaces, then the rest
+# (the price): the ICO's ticker naming what the price is of. Possessive runs: linear.
+_TOKEN_WORDS_RE: Final = "|".join(sorted(TOKEN_WORDS, key=len, reverse=True))
+_LABEL_RE: Final = re.compile(
+    rf"\s*+(?P<word>[^\W\d_]\w*+)(?:\s++(?i:{_TOKEN_WORDS_RE})\b)?+\s*+(?:[:=]|(?<=\s))\s*+"
+    r"(?P<rest>\S.*)", re.DOTALL)
 
 
 def per_token(text: str, own: str | None) -> str:
@@ -49,6 +58,8 @@ def per_token(text: str, own: str | None) -> str:
     if len(parts) != 2 or "=" in text or _DIGIT_RE.search(parts[0]) is None:
         return text
     money, token = (part.strip() for part in parts)
+    if own is not None and own_tokens(token, own):  # "$0.1 per XYZ token": per the token XYZ
+        token = own
     if not _WORD_RE.fullmatch(token):
         return text
     token = token.rstrip(".")
@@ -99,3 +110,44 @@ def own_tokens(unit: str, own: str | None) -> bool:
     return own is not None and len(parts) > 1 and canonical_unit(parts[0]) == own and (
         not _PER_RE.search(unit)) and all(fold(part) in TOKEN_WORDS for part in parts[1:]) and (
         not _PERCENT_SIGN_RE.search(unit))
+
+
+def as_exchange(text: str, own: str | None) -> str:
+    """A price value written in any form of an exchange, as the exchange it is (read by
+    :func:`~icoframes.parse.prices.read_exchange`, which judges it), for an ICO of ``own``:
+
+    * per token (:func:`per_token`): ``"$0.1 per token"`` is ``"1 token = $0.1"``;
+    * tokens per currency: ``"5000 XYZ per ETH"``, ``"5000 tokens/ETH"`` are ``"1 ETH =
+      5000 XYZ"`` (0.0002 ETH a token: the currency after ``per`` is what the tokens cost),
+      and ``"5000 XYZ tokens per 1 ETH"`` is ``"5000 XYZ tokens = 1 ETH"``;
+    * the ICO's own ticker (then token words) before its price: ``"XYZ 0.0004 USD"``, ``"XYZ:
+      $0.0004"``, ``"XYZ token = 0.0004 USD"`` are ``"1 XYZ = 0.0004 USD"``; ``"XYZ 2500"``
+      writes no currency, and stays a price in tokens (unreadable).
+
+    Any other text is returned as it is.
+
+    Examples
+    --------
+    >>> as_exchange("5000 XYZ per ETH", "XYZ"), as_exchange("XYZ 0.0004 USD", "XYZ")
+    ('1 ETH = 5000 XYZ', '1 XYZ = 0.0004 USD')
+    >>> as_exchange("XYZ tokens: $0.0004", "XYZ"), as_exchange("ABC 0.0004 USD", "XYZ")
+    ('1 XYZ = $0.0004', 'ABC 0.0004 USD')
+    >>> as_exchange("$5/month", "XYZ"), as_exchange("XYZ 2500", "XYZ")
+    ('$5/month', '1 XYZ = 2500')
+    """
+    per = per_token(text, own)
+    if per != text:
+        return per
+    parts = _PER_RE.split(text)
+    if len(parts) == 2 and "=" not in text and _DIGIT_RE.search(parts[0]) is not None:
+        tokens, currency = (part.strip() for part in parts)
+        code = canonical_unit(currency.rstrip("."))
+        if _WORD_RE.fullmatch(currency) and code in CURRENCIES and code != own:
+            return f"1 {currency.rstrip('.')} = {tokens}"  # "5000 XYZ per ETH"
+        # "5000 XYZ tokens per 1 ETH": two amounts, "per" is the "=" of an exchange
+        return f"{tokens} = {currency}" if _DIGIT_RE.search(currency) else text
+    label = _LABEL_RE.fullmatch(text) if own is not None else None
+    if label is not None and "=" not in label["rest"] and _DIGIT_RE.search(label["rest"]) and (
+            canonical_unit(label["word"]) == own):
+        return f"1 {own} = {label['rest']}"  # "XYZ 0.0004 USD", "XYZ tokens: $0.0004"
+    return text

@@ -70,7 +70,7 @@ from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "no_unit", "own_ticker",
            "read_exchange", "scaled_currency", "split_multiplier", "split_scale", "ticker_word",
-           "unit_word"]
+           "unit_word", "without_token_words"]
 
 _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking over them
     rf"""\s*+(?P<pre>{SYMBOL_PATTERN})?\s*+
@@ -179,6 +179,12 @@ class _Side(NamedTuple):
 def _side(text: str, token: str | None) -> _Side | Reason:
     """One side of the exchange: an amount and its unit; why not when it is not exactly that.
     ``token``: the ICO's own ticker, if known (see :func:`split_multiplier`)."""
+    head, _, last = text.strip().rpartition(" ")
+    if token is not None and token[0].isdigit() and last.upper() == token:
+        # "1 2GT" for 2GT: the amount 1 of the token, never digits grouped by a space ("1 2")
+        side = _side(head, None)
+        return _Side(side.amount, token) if isinstance(side, _Side) and not side.unit else (
+            "unreadable_price")
     match = _SIDE_RE.fullmatch(text)
     if match is None:
         reason = amount_reason(text.strip())
@@ -236,8 +242,8 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
         text = EXCHANGE_SIGNS_RE.sub("=", text)
     if text.count("=") != 1:
         return bad("range" if text.count("=") > 1 else "unreadable_price"), None
-    left_text, right_text = text.split("=")
     own = own_ticker(ticker)
+    left_text, right_text = (without_token_words(side, own) for side in text.split("="))
     left, right = _side(left_text, own), _side(right_text, own)
     if isinstance(left, str):
         return bad(left), None
@@ -262,6 +268,32 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if price == 0 < money.amount:  # "1e-300 ETH = 1e300 AQB": too small for a float, no 0
         return bad("underflow"), None
     return price, money.unit
+
+
+# Token words after the last word of a side ("5000 XYZ tokens", "1 XYZ Coin."): that word
+# and the token words apart
+_TOKEN_WORDS_END_RE: Final = re.compile(
+    rf"(?P<unit>[^\W\d_]\w*+)\s++(?:{'|'.join(sorted(TOKEN_WORDS, key=len, reverse=True))})"
+    r"\b\.?\s*+$", re.IGNORECASE)
+
+
+def without_token_words(side: str, own: str | None) -> str:
+    """One side of an exchange without the token words after the ICO's own ticker ``own``
+    (``"5000 XYZ tokens"`` is ``"5000 XYZ"``: they name the token again); any other side as it
+    is (``"5000 ABC tokens"`` for XYZ, and for no ticker: whose tokens?).
+
+    Examples
+    --------
+    >>> without_token_words(" 5,000 XYZ Tokens ", "XYZ"), without_token_words("1 xyz coin.", "XYZ")
+    (' 5,000 XYZ', '1 xyz')
+    >>> without_token_words("5000 ABC tokens", "XYZ"), without_token_words("5000 tokens", "XYZ")
+    ('5000 ABC tokens', '5000 tokens')
+    """
+    match = _TOKEN_WORDS_END_RE.search(side) if own is not None else None
+    if match is None or canonical_unit(match["unit"]) != own or not match.start() or (
+            not (side[match.start() - 1].isspace() or side[match.start() - 1].isdigit())):
+        return side
+    return side[:match.end("unit")]
 
 
 def own_ticker(ticker: object) -> str | None:

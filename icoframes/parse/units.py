@@ -33,6 +33,8 @@ value                               unit column            result
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
 ``"4,000,000 ICX"``, ``"A$10M"``     empty                  the number; ICX, AUD
 ``"1 ETH = 3,000 XYZ"`` (price)     ETH or empty           1/3000, ETH
+``"5000 XYZ per ETH"`` (price)      ETH or empty           1/5000, ETH
+``"XYZ 0.0004 USD"`` (price, XYZ)   USD or empty           0.0004, USD
 ``"1 KBX = 0.00011 ETH"`` (price)   ETH or empty           0.00011, ETH
 ``"1 ETH = 3,000 XYZ"`` (price)     USD                    missing, counted as a problem
 ``"0.1 per token"`` (price)         USD; XYZ, tokens       0.1 USD; missing (no currency)
@@ -78,7 +80,7 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .pertoken import own_tokens, per_token
+from .pertoken import as_exchange, own_tokens
 from .prices import (
     CURRENCIES,
     canonical_unit,
@@ -156,7 +158,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     raised: no token's letters beside the B)."""
     own = own_ticker(ticker)
     if exchange:
-        per = per_token(text, own)  # "$0.1 per token" is "1 token = $0.1"
+        per = as_exchange(text, own)  # "$0.1 per token" is "1 token = $0.1", "5000 XYZ per ETH"
         if per != text and "=" not in per and unit not in CURRENCIES:
             return bad("unreadable_price"), None  # "0.1 per token" in XYZ, TOKENS: no price
         text = per

@@ -243,4 +243,11 @@ __all__ = ["PARSER_VERSION"]
 #:     shares of a distribution summing to over 101% (a bare share over 100 counted) are missing,
 #:     share_total ({"Team": "90%", "Sale": "90%", "Res": "90%"} read 90 each, no row). A day
 #:     "01-Mar-2018", "1-Mar-2018", "01/Mar/2018" is read (was unreadable_date).
-PARSER_VERSION: Final = 38
+#: 39: a token price in more forms of an exchange (was missing): the ICO's ticker then token
+#:     words on a side ("1 ETH = 5000 XYZ tokens", "1 XYZ token = $0.0004"), the ticker before
+#:     its price ("XYZ 0.0004 USD", "XYZ: $0.0004", "XYZ = 0.05 EUR"), tokens per currency
+#:     ("5000 XYZ per ETH", "2500 XYZ/ETH", "5000 XYZ tokens per 1 ETH", "0.1 ETH / 250
+#:     BERRY": 1/5000 ETH...), "$0.0004 per XYZ token", and a ticker beginning with a digit
+#:     ("1 2GT = 0.05 EUR" was "1 2", digits grouped: grouping). "0.1 USD per ETH" is
+#:     unreadable_price (was unreadable_number).
+PARSER_VERSION: Final = 39
