@@ -39,6 +39,7 @@ from .money import (
     renamed_rate_max_age,
     to_usd,
 )
+from .parse.accepted import named_currencies
 from .parse.scales import government_currency
 from .parse.units import canonical_unit
 from .queries import checked_keywords
@@ -102,8 +103,10 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("is_ethereum", "boolean", "platform_family is Ethereum; <NA> when no platform"),
     _f("n_restricted_areas", "int64", "items of restricted_areas"),
     _f("n_accepted_currencies", "int64",
-       "distinct currency codes in accepting (spellings through the unit alias table; ALL "
-       "and TOP, words in a list, are none: vocabulary.ACCEPTING_WORDS)"),
+       "distinct currencies accepting names (spellings through the unit alias table; an "
+       "item of free text names none: 'and others', 'any ERC20 token', 'Fiat', 'credit card', "
+       "words of vocabulary.NOT_CURRENCY_WORDS; nor do ALL and TOP in a list: "
+       "vocabulary.ACCEPTING_WORDS): icoframes.parse.accepted"),
     _f("accepts_fiat", "bool", "accepting names a government currency or 'Fiat' (ALL and "
        "TOP in a list are words, not currencies: vocabulary.ACCEPTING_WORDS)"),
     _f("has_bonus", "bool",
@@ -260,8 +263,7 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     out["is_ethereum"] = pd.arrays.BooleanArray(family.isin(["Ethereum"]).to_numpy(),
                                                 family.isna().to_numpy())
     out["n_restricted_areas"] = list(map(len, icos["restricted_areas"]))
-    accepted = [_codes(items) for items in icos["accepting"]]
-    out["n_accepted_currencies"] = list(map(len, accepted))
+    out["n_accepted_currencies"] = [len(named_currencies(items)) for items in icos["accepting"]]
     out["accepts_fiat"] = [any(map(_fiat, items)) for items in icos["accepting"]]
     out["has_bonus"] = count(tables.bonuses) > 0
     out["roadmap_items"] = count(tables.roadmap)
@@ -328,13 +330,6 @@ def _fiat_item(item: str) -> bool:
 
 
 _fiat = functools.lru_cache(maxsize=10_000)(_fiat_item)
-
-
-def _codes(items: list[str]) -> frozenset[str]:
-    # "ETH, BTC, ALL" accepts two currencies named and all others, never the lek: the
-    # words accepts_fiat leaves out are no currency counted either, in any case
-    return frozenset(code for code in map(_unit_code, items)
-                     if code is not None and code not in ACCEPTING_WORDS)
 
 
 def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:

@@ -83,6 +83,7 @@ __all__ = [
     "LOOKALIKES",
     "MISSING_MARKERS",
     "NONE_WORDS",
+    "NOT_CURRENCY_WORDS",
     "NOT_UNITS",
     "PERCENT_WORDS",
     "PLATFORM_FAMILIES",
@@ -329,6 +330,17 @@ CAPITALS_ONLY: Final = frozenset({
 #: (``accepts_fiat``), nor a currency counted (``n_accepted_currencies``); beside a number
 #: they stay the currencies (``"5 ALL"`` is lek).
 ACCEPTING_WORDS: Final = frozenset({"ALL", "TOP"})
+
+#: Words of an accepting list's item that name no currency (any case): ``"and others"``,
+#: ``"any ERC20 token"``, ``"Fiat"`` (any government currency: ``accepts_fiat``), ``"credit
+#: card"``, ``"other cryptocurrencies"``. An item of such words names no currency counted
+#: (``n_accepted_currencies``); with :data:`NOT_UNITS` (tokens, token standards, joining words).
+NOT_CURRENCY_WORDS: Final = NOT_UNITS | frozenset({
+    "fiat", "others", "other", "more", "etc", "any", "many", "most", "major", "main", "various",
+    "popular", "crypto", "cryptos", "cryptocurrency", "cryptocurrencies", "currency",
+    "currencies", "altcoin", "altcoins", "stablecoin", "stablecoins", "card", "cards", "credit",
+    "debit", "bank", "wire", "transfer", "transfers", "paypal", "visa", "mastercard", "swift",
+    "sepa", "cash", "money", "payment", "payments", "methods", "soon", "tba", "tbd"})
 
 #: Tickers of common crypto tokens that are no code of :data:`UNIT_ALIASES`: with those and
 #: :data:`FIAT_CODES`, the codes a word beside a number may be read as without a unit column

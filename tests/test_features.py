@@ -120,8 +120,8 @@ def test_counts_are_integers_and_zero_when_nothing_is_listed(feats):
     assert feats.loc[2, ["team_size", "advisor_count", "roadmap_items", "n_social_links",
                          "n_restricted_areas", "n_accepted_currencies"]].tolist() == [0] * 6
     assert feats["n_restricted_areas"][1] == 2
-    # ETH and Ether are one currency
-    assert feats["n_accepted_currencies"].tolist() == [3, 0, 1, 0, 0, 0]
+    # ETH and Ether are one currency; "Fiat" names none (any government currency: accepts_fiat)
+    assert feats["n_accepted_currencies"].tolist() == [3, 0, 0, 0, 0, 0]
     assert feats["accepts_fiat"].tolist() == [True, False, True, False, False, False]
     assert feats["has_bonus"].tolist() == [True, False, False, False, False, False]
 
