@@ -20,6 +20,16 @@ $0.01 (10th percentile) through $0.15 (median) to $1.58 (90th), and the tokens f
 about 9.8 million to 2.55 billion, so an ICO's hard cap buys millions of its tokens or more.
 A market price (a past ICO's, spec 2.3) is not judged: it may have moved any distance from the
 sale's figures.
+
+Below :data:`HIGHEST_SALE_USD` no rule is made: none was found sound. A reversed price in a
+unit worth ``r`` USD is worth ``r**2 / p`` for a right price of ``p`` USD (with ether at $100 or
+more, $1,000 or more for any sale price under $10), so below it a reversed price is mostly one in
+a government currency, its reading and inverse ``2 * |log10(price)|`` orders of magnitude apart:
+2.6 for ``20`` under USD (a right $0.05), about what a tokens-for-sale figure is often off by
+(100 times); from $100 to $1,000 (4 to 6 orders) the fit could tell more apart, but the public
+set states no hard caps, so no threshold could be measured on real prices. ``raised`` bounds a
+price only from below (it bought at most the tokens for sale, and a sale may sell few of them):
+it never shows a price too high.
 """
 
 from __future__ import annotations
