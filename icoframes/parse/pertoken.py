@@ -27,6 +27,8 @@ __all__ = ["as_exchange", "own_tokens", "per_token", "unit_per_token"]
 _PER_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _WORD_RE: Final = re.compile(r"[^\W\d_]\w*\.?")
 _DIGIT_RE: Final = re.compile(r"[0-9]")
+# The word a part ends with after its amount: its unit ("250 BERRY", "5000 XYZ tokens")
+_LAST_WORD_RE: Final = re.compile(r"(?<=[0-9.\s])[^\W\d_]\w*+\.?\s*+$")
 # The words and symbols of a unit: "XYZ (tokens)" is XYZ and tokens.
 _PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
 _PERCENT_SIGN_RE: Final = re.compile(r"[%％‰]")  # a share's sign, which no unit's words hold
@@ -144,8 +146,13 @@ def as_exchange(text: str, own: str | None) -> str:
         code = canonical_unit(currency.rstrip("."))
         if _WORD_RE.fullmatch(currency) and code in CURRENCIES and code != own:
             return f"1 {currency.rstrip('.')} = {tokens}"  # "5000 XYZ per ETH"
-        # "5000 XYZ tokens per 1 ETH": two amounts, "per" is the "=" of an exchange
-        return f"{tokens} = {currency}" if _DIGIT_RE.search(currency) else text
+        # "5000 XYZ tokens per 1 ETH", "0.1 ETH / 250 BERRY": "per" is the "=" of an exchange
+        # between two units; two amounts of one unit or none are two prices ("$0.05 / $0.07")
+        first, second = (_LAST_WORD_RE.search(part) for part in (tokens, currency))
+        if _DIGIT_RE.search(currency) and first and second and (
+                canonical_unit(first[0]) != canonical_unit(second[0])):
+            return f"{tokens} = {currency}"
+        return text
     label = _LABEL_RE.fullmatch(text) if own is not None else None
     if label is not None and "=" not in label["rest"] and _DIGIT_RE.search(label["rest"]) and (
             canonical_unit(label["word"]) == own):
