@@ -122,8 +122,9 @@ def test_a_load_reads_each_form_and_reports_what_stays_missing(configure):
 
 
 @pytest.mark.parametrize("text", [
-    "0.05/0.07", "0.05 USD / 0.07 USD", "$0.05 / $0.07", "$0.1/$0.2", "0.05 per 0.07", "1/2"])
+    "0.05/0.07", "0.05 USD / 0.07 USD", "$0.05 / $0.07", "$0.1/$0.2", "0.05 per 0.07", "1/2",
+    "$20M hard / $5M soft"])
 def test_two_prices_apart_by_a_slash_or_per_stay_a_range(text):
-    # "per" between amounts of two units is an exchange; of one unit or none, two prices
+    # "per" between amounts of two units, one a currency, is an exchange; else two prices
     prices, units, bad = read_price([text], [""], tickers=["XYZ"])
     assert math.isnan(prices[0]) and units.tolist() == [None] and bad.reasons == ["range"]

@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ..vocabulary import TOKEN_WORDS, fold
+from ..vocabulary import NOT_UNITS, TOKEN_WORDS, fold
 from .prices import CURRENCIES, canonical_unit
 from .rules import parse_amount, written_currency
+from .scales import SYMBOL_CHARS
 
 __all__ = ["as_exchange", "own_tokens", "per_token", "unit_per_token"]
 
@@ -27,6 +28,8 @@ __all__ = ["as_exchange", "own_tokens", "per_token", "unit_per_token"]
 _PER_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _WORD_RE: Final = re.compile(r"[^\W\d_]\w*\.?")
 _DIGIT_RE: Final = re.compile(r"[0-9]")
+# A unit written (a letter or a currency's sign): "XYZ 10.-" writes none, and stays as it is
+_UNIT_RE: Final = re.compile(rf"[^\W\d_]|[{''.join(sorted(SYMBOL_CHARS))}¢¥]")
 # The word a part ends with after its amount: its unit ("250 BERRY", "5000 XYZ tokens")
 _LAST_WORD_RE: Final = re.compile(r"(?<=[0-9.\s])[^\W\d_]\w*+\.?\s*+$")
 # The words and symbols of a unit: "XYZ (tokens)" is XYZ and tokens.
@@ -135,7 +138,7 @@ def as_exchange(text: str, own: str | None) -> str:
     >>> as_exchange("XYZ tokens: $0.0004", "XYZ"), as_exchange("ABC 0.0004 USD", "XYZ")
     ('1 XYZ = $0.0004', 'ABC 0.0004 USD')
     >>> as_exchange("$5/month", "XYZ"), as_exchange("XYZ 2500", "XYZ")
-    ('$5/month', '1 XYZ = 2500')
+    ('$5/month', 'XYZ 2500')
     """
     per = per_token(text, own)
     if per != text:
@@ -147,14 +150,17 @@ def as_exchange(text: str, own: str | None) -> str:
         if _WORD_RE.fullmatch(currency) and code in CURRENCIES and code != own:
             return f"1 {currency.rstrip('.')} = {tokens}"  # "5000 XYZ per ETH"
         # "5000 XYZ tokens per 1 ETH", "0.1 ETH / 250 BERRY": "per" is the "=" of an exchange
-        # between two units; two amounts of one unit or none are two prices ("$0.05 / $0.07")
-        first, second = (_LAST_WORD_RE.search(part) for part in (tokens, currency))
-        if _DIGIT_RE.search(currency) and first and second and (
-                canonical_unit(first[0]) != canonical_unit(second[0])):
+        # between two units, one a currency; two amounts of one unit or none are two prices
+        # ("$0.05 / $0.07", "$20M hard / $5M soft")
+        words = [_LAST_WORD_RE.search(part) for part in (tokens, currency)]
+        units = [canonical_unit(word[0]) for word in words if word is not None and (
+            fold(word[0].strip().rstrip(".")) not in NOT_UNITS - TOKEN_WORDS)]  # "5M soft"
+        if _DIGIT_RE.search(currency) and len(units) == 2 and units[0] != units[1] and (
+                CURRENCIES.intersection(units)):
             return f"{tokens} = {currency}"
         return text
     label = _LABEL_RE.fullmatch(text) if own is not None else None
     if label is not None and "=" not in label["rest"] and _DIGIT_RE.search(label["rest"]) and (
-            canonical_unit(label["word"]) == own):
+            _UNIT_RE.search(label["rest"]) and canonical_unit(label["word"]) == own):
         return f"1 {own} = {label['rest']}"  # "XYZ 0.0004 USD", "XYZ tokens: $0.0004"
     return text
