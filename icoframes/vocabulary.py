@@ -340,7 +340,8 @@ NOT_CURRENCY_WORDS: Final = NOT_UNITS | frozenset({
     "popular", "crypto", "cryptos", "cryptocurrency", "cryptocurrencies", "currency",
     "currencies", "altcoin", "altcoins", "stablecoin", "stablecoins", "card", "cards", "credit",
     "debit", "bank", "wire", "transfer", "transfers", "paypal", "visa", "mastercard", "swift",
-    "sepa", "cash", "money", "payment", "payments", "methods", "soon", "tba", "tbd"})
+    "sepa", "alipay", "wechat", "skrill", "cash", "money", "payment", "payments", "methods",
+    "soon", "tba", "tbd"})
 
 #: Tickers of common crypto tokens that are no code of :data:`UNIT_ALIASES`: with those and
 #: :data:`FIAT_CODES`, the codes a word beside a number may be read as without a unit column

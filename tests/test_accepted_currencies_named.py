@@ -31,6 +31,7 @@ CASES = [
     ("ETH, XRP, BTC, LTC, MAD, EUR, USD", 7, True), ("ETH,Fiat", 1, True),
     (["ETH/BTC", "LTC and DASH", "Bitcoin Cash"], 5, False), (["HASH", "hash", "ERC20"], 1, False),
     (["Fiat"], 0, True), (["PayPal", "Visa/MasterCard", "bank transfer"], 0, False),
+    ("BTC, ZEC, ETC, LTC, BCH", 5, False), ("ETH, BTC, etc", 2, False),
 ]
 
 

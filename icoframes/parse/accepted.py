@@ -31,8 +31,10 @@ _NO_CURRENCY: Final = ACCEPTING_WORDS | {"FIAT"}
 @functools.lru_cache(maxsize=10_000)  # the same few hundred spellings recur across thousands
 def _item_codes(item: str) -> frozenset[str]:
     code = canonical_unit(item)
-    if code is None or code in _NO_CURRENCY:
-        return frozenset()
+    word = item.strip().rstrip(".")
+    if code is None or code in _NO_CURRENCY or (
+            fold(word) in NOT_CURRENCY_WORDS and not word.isupper()):
+        return frozenset()  # "etc", "Etc." are words; "ETC" in capitals is Ethereum Classic
     if code in KNOWN_UNITS and code_as_written(code, item):
         return frozenset({code})  # "Ether", "Tron (TRX)", "US Dollar"
     words = _WORDS_RE.findall(item)
@@ -56,5 +58,7 @@ def named_currencies(items: Iterable[str]) -> frozenset[str]:
     ['ETH', 'HASH']
     >>> sorted(named_currencies(["ETH/BTC", "Bitcoin Cash", "credit card", "ALL", "USTD"]))
     ['BCH', 'BTC', 'ETH', 'USTD']
+    >>> sorted(named_currencies(["etc", "Etc.", "ETC"]))
+    ['ETC']
     """
     return frozenset().union(*map(_item_codes, items))
