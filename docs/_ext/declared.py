@@ -175,6 +175,10 @@ class Vocabulary(_Declared):
              + " in an accepting list are words, never fiat)"],
             ["no unit after an amount (``500 tokens``)", "unreadable, a problem",
              _words(v.NOT_UNITS)],
+            ["accepting item of such words (``and others``, ``any ERC20 token``)",
+             "no currency counted (``n_accepted_currencies``)",
+             _words(v.NOT_CURRENCY_WORDS - v.NOT_UNITS) + ", and the words above; one "
+             "of them in capitals that is a code is that code (``ETC``, not ``etc``)"],
         ]
         lines = ["Words by kind of field", "-" * 22, "",
                  "Matched case-insensitively, stripped, inner spaces collapsed, after Unicode "

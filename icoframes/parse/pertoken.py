@@ -127,7 +127,7 @@ def as_exchange(text: str, own: str | None) -> str:
       and ``"5000 XYZ tokens per 1 ETH"`` is ``"5000 XYZ tokens = 1 ETH"``;
     * the ICO's own ticker (then token words) before its price: ``"XYZ 0.0004 USD"``, ``"XYZ:
       $0.0004"``, ``"XYZ token = 0.0004 USD"`` are ``"1 XYZ = 0.0004 USD"``; ``"XYZ 2500"``
-      writes no currency, and stays a price in tokens (unreadable).
+      writes no unit, and stays as it is (a price in tokens: unreadable).
 
     Any other text is returned as it is.
 

@@ -270,11 +270,9 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     return price, money.unit
 
 
-# Token words after the last word of a side ("5000 XYZ tokens", "1 XYZ Coin."): that word
-# and the token words apart
-_TOKEN_WORDS_END_RE: Final = re.compile(
-    rf"(?P<unit>[^\W\d_]\w*+)\s++(?:{'|'.join(sorted(TOKEN_WORDS, key=len, reverse=True))})"
-    r"\b\.?\s*+$", re.IGNORECASE)
+# The last word of a side before its token words: a unit, glued to its amount or apart
+# ("5000XYZ", "XYZ"); matched whole, from its start only (linear on long hostile text)
+_UNIT_WORD_RE: Final = re.compile(r"(?:[0-9][0-9.,]*+)?(?P<unit>[^\W\d_]\w*+)")
 
 
 def without_token_words(side: str, own: str | None) -> str:
@@ -289,11 +287,11 @@ def without_token_words(side: str, own: str | None) -> str:
     >>> without_token_words("5000 ABC tokens", "XYZ"), without_token_words("5000 tokens", "XYZ")
     ('5000 ABC tokens', '5000 tokens')
     """
-    match = _TOKEN_WORDS_END_RE.search(side) if own is not None else None
-    if match is None or canonical_unit(match["unit"]) != own or not match.start() or (
-            not (side[match.start() - 1].isspace() or side[match.start() - 1].isdigit())):
+    parts = side.rsplit(None, 1)
+    if own is None or len(parts) != 2 or fold(parts[1].rstrip(".")) not in TOKEN_WORDS:
         return side
-    return side[:match.end("unit")]
+    match = _UNIT_WORD_RE.fullmatch(parts[0].rsplit(None, 1)[-1])
+    return parts[0] if match is not None and canonical_unit(match["unit"]) == own else side
 
 
 def own_ticker(ticker: object) -> str | None:
