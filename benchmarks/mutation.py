@@ -152,7 +152,7 @@ MODULES: dict[str, Module] = {
          "_inverse builds _FAMILY and _NETWORK once, when vocabulary.py is imported: mutmut "
          "switches a mutant on only for calls made while a test runs"),)),
     # the loads' tests reach stops.py through sandbox loads: judged by its direct tests
-    "stops": Module(("icoframes/fetch/stops.py",), ()),
+    "stops": Module(("icoframes/fetch/stops.py", "icoframes/fetch/quotaday.py"), ()),
     "control": Module(("icoframes/api/control.py", "icoframes/api/asked.py",
                        "icoframes/api/switch.py"), ()),
     # the client's tests reach attempts.py through hostile servers and loads (retries of

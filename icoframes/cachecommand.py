@@ -107,6 +107,11 @@ def run_cache(args: argparse.Namespace) -> bool:
         if not info.cache_dir_exists:  # a typo in --cache-dir read like an empty cache
             print(f"no cache at {info.path}: the cache dir {Path(info.path).parent} does not "
                   "exist", file=sys.stderr)
+        if info.quota is not None and info.quota.ahead_day is not None:  # not today's count
+            from .fetch.quotaday import ahead_said
+            print(f"{ahead_said(info.quota)} (requests_today is null). If this clock is right, "
+                  "icoframes cache clear --ledgers-only forgets the count and keeps the cache; "
+                  "the service may then refuse (error 485) before daily_quota", file=sys.stderr)
         return True
     only = getattr(args, "ledgers_only", False)
     report = (clear_cache(cache_dir=args.cache_dir, ledgers="only" if only else args.ledgers)

@@ -5,7 +5,7 @@ ledger cannot tell a day a run's clock wrote while it was ahead from one this cl
 behind. Guessing (moving the count to the earlier day) would let two clocks days apart on
 one cache dir each start a new day on every alternation, a cap each. So the cap holds on
 the stored day; ``LedgerState.ahead_day`` (``cache_info().quota``, ``icoframes cache info``)
-shows a stored day more than one day after this clock's, and the stop names it, both
+shows a stored day after this clock's, and the stop names it, both
 causes, and the way out when this clock is right: ``clear_cache(ledgers="only")``
 (``icoframes cache clear --ledgers-only``; ``ledgers=True`` deletes the cache too), which
 forgets the requests that count holds.
@@ -93,15 +93,16 @@ def test_two_clocks_days_apart_on_one_cache_dir_send_one_cap(tmp_path, days):
 
 
 @pytest.mark.parametrize("reset", [None, dt.time(6, 0)])
-def test_a_clock_stepped_back_a_day_counts_on_the_later_day_not_said_ahead(tmp_path, reset):
+def test_a_clock_stepped_back_a_day_counts_on_the_later_day_said_as_that_days(tmp_path, reset):
     ledger = QuotaLedger(tmp_path, "key", limit=2, service="s", reset=reset)
     later = dt.datetime(2026, 12, 3, 7, 0, tzinfo=dt.UTC)
     with _at(later):
         ledger.take("ico")
         ledger.take("ico")
-    with _at(later - dt.timedelta(days=1)):  # back a day: the later day's count, not "ahead"
-        assert (ledger.state().day, ledger.state().ahead_day) == ("2026-12-03", None)
-        with pytest.raises(QuotaExceeded, match=r"2 requests sent today \(2026-12-03"):
+    with _at(later - dt.timedelta(days=1)):  # back a day: the later day's count, not today's
+        assert (ledger.state().day, ledger.state().ahead_day) == ("2026-12-03", "2026-12-03")
+        with pytest.raises(QuotaExceeded, match=r"2 requests counted on 2026-12-03 \(.*\), "
+                           r"after this clock's day 2026-12-02,"):
             ledger.take("ico")
     with _at(later - dt.timedelta(days=2)):  # back two days: said
         assert (ledger.state().day, ledger.state().ahead_day) == ("2026-12-03", "2026-12-03")

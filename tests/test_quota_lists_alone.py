@@ -72,7 +72,10 @@ def test_a_cap_the_list_pages_use_up_says_it_does_not_cover_them(
                 continue
             assert manifest["rows"]["icos"] == 0
             assert RESUMES not in said and RESUMES not in log, log
-            lists = (f"The lists alone take {pages} pages, "
+            # the re-run takes the day's list from the cache: its count is the copy's, said
+            copy = (" (a list counted by the length its cached copy gave, paged 2026-12-01 "
+                    "03:15 UTC: it may have changed since)") if hour == 15 else ""
+            lists = (f"The lists alone take {pages} pages{copy}, "
                      f"{'as many as' if over == 0 else 'more than'} the {cap} requests "
                      "the daily_quota setting allows a day")
             assert lists in said and lists in log
@@ -101,6 +104,30 @@ def test_a_loader_whose_lists_are_cached_next_day_is_told_to_call_again(
                 pytest.raises(icoframes.QuotaExceeded, match=f"fetched {pages} profiles"):
             icoframes.load_icos(status="past", progress=False)  # its lists 9 hours old
         assert sb.stats.requests.total() - sent == pages
+
+
+@QUOTA
+def test_a_lists_alone_count_taken_from_a_cached_list_says_so(tmp_path, settings_restored):
+    # the second call of the day pages nothing: its lists' length is the cached copy's, which
+    # the service no longer has (20 ICOs joined since): said as the copy's, with its time
+    with sandbox.serve(n_icos=40, seed=3, quota=None) as sb:
+        pages = -(-len(sb.directory.ids("past")) // 20)
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", daily_quota=pages)
+        with time_machine.travel(DAY), pytest.raises(icoframes.QuotaExceeded) as first:
+            icoframes.load_icos(status="past", progress=False)
+        for _ in range(20):
+            sb.add_ico("past")
+        sent = sb.stats.requests.total()
+        with time_machine.travel(DAY + dt.timedelta(hours=2)), \
+                pytest.raises(icoframes.QuotaExceeded) as again:
+            icoframes.load_icos(status="past", progress=False)
+        assert sb.stats.requests.total() == sent  # (nothing left today)
+        now = -(-len(sb.directory.ids("past")) // 20)
+    assert f"The lists alone take {pages} pages, as many as" in str(first.value)
+    assert now == pages + 1
+    assert (f"The lists alone take {pages} pages (a list counted by the length its cached "
+            "copy gave, paged 2026-12-01 03:15 UTC: it may have changed since), as many as "
+            f"the {pages} requests") in str(again.value), str(again.value)
 
 
 @QUOTA

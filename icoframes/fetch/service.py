@@ -8,6 +8,7 @@ request booked in the key's ledger before it is sent (:class:`.stops.Booking`).
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import errno
 import os
 import secrets
@@ -196,9 +197,9 @@ class Service:
         (profiles remaining) is said as unknown when no list answered a page: not 0."""
         listed = any(q.complete or (q.frame is not None and not q.frame.empty)
                      for q in queries)
-        pages, unsized = list_pages(queries)
+        pages, unsized, copies = list_pages(queries)
         return quota_error(stop, self.settings, *self.quota_state(), pages=pages,
-                           unsized=unsized, repaged=self.repaged,
+                           unsized=unsized, copies=copies, repaged=self.repaged,
                            left=left if listed else None, failure=self.control.last_failure,
                            unlisted=not listed or any(not q.complete for q in queries), **said)
 
@@ -278,14 +279,19 @@ _CANNOT_WRITE = {errno.EACCES: "this user may not write to it",
                  errno.EROFS: "its file system is read-only"}
 
 
-def list_pages(queries: Sequence[ListQuery]) -> tuple[int, int]:
+def list_pages(queries: Sequence[ListQuery]
+               ) -> tuple[int, int, tuple[int, dt.datetime] | None]:
     """The pages the load's lists take, each paged whole (a list another one answered costs
-    none), and how many of those lists answered no page yet: each is counted as one page
-    (its length is not known), so the count is then a lower bound."""
+    none); how many of those lists answered no page yet: each is counted as one page (its
+    length is not known), so the count is then a lower bound; and how many are counted by
+    the length their cached copy gave (no page of theirs came in this load), with the oldest
+    copy's paging: what the count is based on, said (the lists may have changed since)."""
     paged = [q for q in queries if q.answered_from is None]
     unsized = [q for q in paged if q.total_icos is None and not q.complete and not q.n_items]
-    return sum(max(1, -(-max(q.total_icos or 0, q.n_items) // PAGE_SIZE))
-               for q in paged), len(unsized)
+    copies = [when for q in paged if q.from_cache
+              and (when := q.paged_at or q.fetched_at) is not None]
+    return (sum(max(1, -(-max(q.total_icos or 0, q.n_items) // PAGE_SIZE)) for q in paged),
+            len(unsized), (len(copies), min(copies)) if copies else None)
 
 
 def check_writable(cache: Cache) -> None:

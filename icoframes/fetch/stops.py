@@ -27,6 +27,7 @@ from ..files import utcnow
 from ..quoting import counted
 from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
+from .quotaday import ahead_of, ahead_stop, clock_day, count_starts, why_ahead
 
 __all__ = ["Booking", "BudgetSpent", "ItemsStop", "breaker_error", "first_stop", "held",
            "known_skipped", "quota_error", "unanswered_error", "warn_short_quota"]
@@ -95,11 +96,12 @@ class Booking:
         self._lock = threading.Lock()
 
     def take(self, endpoint: str) -> None:
-        counted = endpoint == "ico" and self.budget is not None
-        if counted:
+        budgeted = endpoint == "ico" and self.budget is not None
+        if budgeted:
             with self._lock:
-                if self.profiles >= self.budget:  # type: ignore[operator]
-                    raise BudgetSpent(f"the budget of {self.budget} profile requests is spent")
+                if self.profiles >= (budget := self.budget or 0):
+                    raise BudgetSpent(f"the budget of {counted(budget, 'profile request')} is "
+                                      "spent")
                 self.profiles += 1
         try:
             self.ledger.take(endpoint)
@@ -111,7 +113,7 @@ class Booking:
                     self.refused_state = self.ledger.state()
                 except CacheError as unread:  # the stop stays the stop, the error said in it
                     self.ledger_error = unread
-            if counted:
+            if budgeted:
                 with self._lock:
                     self.profiles -= 1
             raise
@@ -152,6 +154,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                 left: int | None, unlisted: bool, lost: CacheError | None = None,
                 failed: int = 0, asked: str | None = None, failure: str | None = None,
                 pages: int = 0, unsized: int = 0, repaged: bool = False,
+                copies: tuple[int, dt.datetime] | None = None,
                 ) -> QuotaExceeded | ServiceUnavailable:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
@@ -170,7 +173,9 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     lists take, paged whole: when no profile was fetched and they are ``daily_quota`` or
     more, a call that pages them again fetches none either (lists go first); ``unsized`` of
     those lists answered no page, each counted as one (so ``pages`` is a lower bound, said
-    "at least"); ``repaged``:
+    "at least"); ``copies``: how many of them are counted by their cached copy's length (none
+    of their pages came in this load), and the oldest copy's paging (said: they may have
+    changed since); ``repaged``:
     an export's, paged again each day (a loader's next call may use them cached)."""
     if unanswered and stop.code == 485 and not unrecorded:
         return unanswered_error(settings, state, failure, lost)
@@ -191,8 +196,8 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
         sent = f"sent {day} with this key from this cache dir"
         if state.ahead_day is not None:  # another day's count, today's requests among them
             sent = (f"counted on {state.day} with this key from this cache dir, "
-                    f"{_ahead_of(state)} (either a run's clock was ahead, or this clock is "
-                    "behind: check it; how many of them were sent today is not known)")
+                    f"{ahead_of(state)} ({why_ahead(state, 'either')}; how many of them "
+                    "were sent today is not known)")
         who = (f"the service refused this key: its daily request limit (error 485) was reached"
                f"{when}, after {least}{counted(after, 'request')} {sent}")
         then = ("The service does not say when its allowance resets: the next call sends one "
@@ -208,13 +213,13 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                      "may begin at another hour, and count requests sent before it; if it "
                      "resets at a known time, set quota_reset.")
         else:  # (this clock's next reset, not the stored day's: a probe may go then)
-            ends = dt.datetime.combine(_clock_day(state), state.reset) + dt.timedelta(days=1)
+            ends = dt.datetime.combine(clock_day(state), state.reset) + dt.timedelta(days=1)
             then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
                     f"is sent before {ends:%Y-%m-%d %H:%M} UTC; call the same loader again "
                     f"then{rest}.")
             if began_again:
-                then = (f"It reset at {_at(state)} (the quota_reset setting), after this call "
-                        f"stopped: call the same loader again now{rest}.")
+                then = (f"It reset at {count_starts(state)} (the quota_reset setting), after "
+                        f"this call stopped: call the same loader again now{rest}.")
         if unrecorded:
             then = ("The ledger could not record this refusal, so the next call may not know "
                     "of it and send several requests (not one probe) before the service "
@@ -226,25 +231,28 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                f"reached: {least}{counted(state.sent, 'request')} sent "
                f"{'that day' if began_again else 'today'} "
                f"({state.day}, {day}) with this key from this cache dir")
-        then = (f"The count starts again at {_at(state)}: call the same loader again then{rest}"
-                ", or raise daily_quota.")
+        then = (f"The count starts again at {count_starts(state)}: call the same loader "
+                f"again then{rest}, or raise daily_quota.")
         if began_again:  # the day it refused has ended since (the load waited for requests)
-            then = (f"The count started again at {_at(state)}, after this call stopped: call "
-                    f"the same loader again now{rest}.")
+            then = (f"The count started again at {count_starts(state)}, after this call "
+                    f"stopped: call the same loader again now{rest}.")
         if 0 < settings.daily_quota <= pages and not fetched:
-            then = (f"The count started again at {_at(state)}, after this call stopped. "
-                    if began_again else f"The count starts again at {_at(state)}. ")
-            then += _lists_take(state, settings.daily_quota, pages, unsized, repaged, rest)
+            then = (f"The count started again at {count_starts(state)}, after this call stopped. "
+                    if began_again else f"The count starts again at {count_starts(state)}. ")
+            then += _lists_take(state, settings.daily_quota, pages, unsized, repaged, rest,
+                                copies)
         if state.ahead_day is not None:  # (not today's count: worded apart, with a way out)
-            who, then = _ahead(settings, state, least)
+            who, then = ahead_stop(settings.daily_quota, state, least)
     if unread is not None:
         who += f" (the quota ledger could not be read: {unread})"
     kept = ("Everything fetched is cached, and offline=True returns it now without a request."
             if lost is None else f"Not everything fetched could be kept ({lost}); offline=True "
             "returns what was, now, without a request.")
-    done = f"This call fetched {fetched} profiles; {left} remain to fetch{more}."
+    done = (f"This call fetched {counted(fetched, 'profile')}; {left} "
+            f"{'remains' if left == 1 else 'remain'} to fetch{more}.")
     if left is None:  # no list answered a page: how many remain is not known, not 0
-        done = (f"This call fetched {fetched} profiles; how many remain to fetch is unknown: "
+        done = (f"This call fetched {counted(fetched, 'profile')}; how many remain to fetch is "
+                "unknown: "
                 "no list answered a page before the limit.")
     if asked is not None:  # nothing listed yet: how many profiles remain is unknown
         done = f"This call's request for {asked} was refused, before any list was paged."
@@ -288,13 +296,21 @@ def _before_day(state: LedgerState) -> bool:
 
 
 def _lists_take(state: LedgerState, cap: int, pages: int, unsized: int, repaged: bool,
-                rest: str) -> str:
+                rest: str, copies: tuple[int, dt.datetime] | None = None) -> str:
     """The lists alone take ``pages``, ``cap`` or more (``unsized`` of them answered no page
-    and are counted as one each: then at least ``pages``), and what a load can do."""
-    size = (f"at least {counted(pages, 'page')} ({_unsized(unsized)} counted as one page)"
-            if unsized else counted(pages, "page"))  # (a list says its length on page 1)
+    and are counted as one each: then at least ``pages``; ``copies`` of them, by the length
+    a cached copy gave, the oldest paged then), and what a load can do."""
+    based = [f"{_unsized(unsized)} counted as one page"] if unsized else []
+    if copies is not None:  # (not paged in this load: its length then, not now)
+        lists, when = copies
+        based.append(f"{'a list' if lists == 1 else f'{lists} lists'} counted by the length "
+                     f"{'its cached copy' if lists == 1 else 'their cached copies'} gave, "
+                     f"{'' if lists == 1 else 'the oldest '}paged {when:%Y-%m-%d %H:%M} UTC: "
+                     f"{'it' if lists == 1 else 'they'} may have changed since")
+    size = (("at least " if unsized else "") + counted(pages, "page")
+            + (f" ({'; '.join(based)})" if based else ""))  # (a list says its length on page 1)
     said = (f"The lists alone take {size}, {'more than' if pages > cap else 'as many as'} the "
-            f"{cap} requests the daily_quota setting allows a day")
+            f"{counted(cap, 'request')} the daily_quota setting allows a day")
     if unsized and pages == cap:  # as many, or more: what a call can do depends on which
         return said.replace(", as many as", ", at least as many as") + (
             ": raise daily_quota or narrow the query (if they take more, no call completes "
@@ -321,48 +337,12 @@ def _lists_alone(state: LedgerState, more: bool, repaged: bool, rest: str) -> st
                 " or raise daily_quota or narrow the query.")
     if state.day_ends is not None and state.day_ends.date() == utcnow().date():
         # quota_reset: a new count before this UTC day ends, when today's lists still serve
-        return (f", and an export pages them again each UTC day: a run from {_at(state)} "
+        return (f", and an export pages them again each UTC day: a run from {count_starts(state)} "
                 "(quota_reset) until this UTC day ends uses today's lists, cached, and has "
                 "the cap for profiles; a run at another time has no request left for a "
                 "profile at this cap: raise daily_quota or narrow the query.")
     return (", and an export pages them again each day: no request is left for a profile "
             "at this cap; raise daily_quota or narrow the query.")
-
-
-def _ahead(settings: Settings, state: LedgerState, least: str) -> tuple[str, str]:
-    """The daily_quota stop when the ledger's day is more than one after this clock's: who
-    refused and what now (the ledger cannot tell whose clock is wrong)."""
-    who = (f"the daily_quota setting ({counted(settings.daily_quota, 'request')}) is reached: "
-           f"{least}{counted(state.sent, 'request')} are counted on {state.day}, "
-           f"{_ahead_of(state)}, with this key from this cache dir")
-    then = ("Either a run's clock was ahead, or this clock is behind: check it. The count "
-            f"holds until {_at(state)}. If this clock is right, icoframes.clear_cache("
-            "ledgers='only') (from a shell: icoframes cache clear --ledgers-only) forgets "
-            "this key's count and keeps the cache; the requests it held may have been sent "
-            "today, so the service may refuse (error 485) before daily_quota. "
-            "icoframes.clear_cache(ledgers=True) (from a shell: icoframes cache clear "
-            "--ledgers) forgets it too, but deletes this service's cache: its profiles are "
-            "fetched again.")
-    return who, then
-
-
-def _ahead_of(state: LedgerState) -> str:
-    """How far the ledger's day (:attr:`~icoframes.store.ledger.LedgerState.ahead_day`) is
-    after the day this clock is in: "3 days after this clock's day 2026-12-01"."""
-    today, days = _clock_day(state), (dt.date.fromisoformat(state.day) - _clock_day(state)).days
-    clock = ("this clock's day" if state.reset is None else
-             f"the day counted from {state.reset:%H:%M} UTC (quota_reset) that this clock is in,")
-    return f"{days} days after {clock} {today}"
-
-
-def _clock_day(state: LedgerState) -> dt.date:
-    """The day counted (from 00:00 UTC, or ``quota_reset``) that this clock is in now."""
-    return (utcnow() - dt.timedelta(hours=(r := state.reset or dt.time(0)).hour,
-                                    minutes=r.minute)).date()
-
-
-def _at(state: LedgerState) -> str:
-    return "00:00 UTC" if state.day_ends is None else f"{state.day_ends:%Y-%m-%d %H:%M} UTC"
 
 
 def _host(settings: Settings) -> str:
@@ -378,7 +358,8 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
     answers to kinds of request answered right earlier in the load; the error itself (its
     class, no "call again later") when every request of the run had the same error about
     the request (:attr:`~icoframes.api.control.LoadControl.same_error`)."""
-    probed = (f" ({control.probed} of them profiles asked out of turn, spread over the rest "
+    asked = "a profile" if control.probed == 1 else "profiles"
+    probed = (f" ({control.probed} of them {asked} asked out of turn, spread over the rest "
               "of the load's lists)") if control.probed else ""
     if control.on_items:
         return ItemsStop(
@@ -423,27 +404,31 @@ def _when(asked: tuple[float, float] | None) -> str:
         when = f"{dt.datetime.fromtimestamp(until, dt.UTC):%Y-%m-%d %H:%M:%S} UTC"
     except (OverflowError, OSError, ValueError):  # years past 9999 ("Retry-After: 10**20")
         when = "a time past the year 9999"
-    wait_text = f"{wait:.0f} s" if wait < 86_400 else f"{wait / 86_400:.0f} days"
+    wait_text = f"{wait:.0f} s" if wait < 86_400 else counted(round(wait / 86_400), "day")
     return f"after {when} (the service asked to wait {wait_text}, Retry-After)"
 
 
 def warn_short_quota(state: LedgerState, daily_quota: int, pages: int = 0, unsized: int = 0,
-                     *, repaged: bool = False) -> None:
+                     copies: tuple[int, dt.datetime] | None = None, *,
+                     repaged: bool = False) -> None:
     """A load plans more requests than the allowance of the ledger's day (``state``) has
     left: say so, once, and when a call can go on: not before the count starts again (a
     call before meets the same limit), and not at this cap at all when the load's lists
-    alone take ``pages`` (``unsized`` of them not yet known, counted as one) of it or more."""
+    alone take ``pages`` (``unsized`` of them not yet known, counted as one; ``copies`` by
+    a cached copy's length) of it or more."""
     day = (f"today's {daily_quota}" if state.ahead_day is None else
-           f"the {daily_quota} of {state.day}, {_ahead_of(state)},")
-    then = (f"A call before the count starts again at {_at(state)} meets the same limit: call "
-            "again then, or raise daily_quota, to fetch only the rest.")
+           f"the {daily_quota} of {state.day}, {ahead_of(state)},")
+    then = (f"A call before the count starts again at {count_starts(state)} meets the same "
+            "limit: call again then, or raise daily_quota, to fetch only the rest.")
     if unsized:  # (more than the cap, and no call completes them)
-        then += (f" That holds if the lists alone take fewer than {daily_quota} pages: at "
-                 f"least {counted(pages, 'page')}, as {_unsized(unsized)} counted as one.")
+        then += (" That holds if the lists alone take fewer than "
+                 f"{counted(daily_quota, 'page')}: at least {counted(pages, 'page')}, as "
+                 f"{_unsized(unsized)} counted as one.")
     if 0 < daily_quota <= pages:  # (lists go first: no profile is fetched at this cap)
-        then = (f"The count starts again at {_at(state)}. "
+        then = (f"The count starts again at {count_starts(state)}. "
                 + _lists_take(state, daily_quota, pages, unsized, repaged,
-                              " to fetch only the rest"))
-    warn(f"this load needs more profile requests than the about {state.remaining} that remain "
+                              " to fetch only the rest", copies))
+    remain = "remains" if state.remaining == 1 else "remain"
+    warn(f"this load needs more profile requests than the about {state.remaining} that {remain} "
          f"of {day} for this key; it will stop at the limit and keep what it fetched. {then}",
          QuotaWarning)

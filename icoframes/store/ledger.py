@@ -65,7 +65,8 @@ class LedgerState:
     refused_after: int | None = None
     reset: dt.time | None = None  #: the service's reset time, when known (quota_reset)
     day_ends: dt.datetime | None = None  #: when the count starts again (UTC)
-    #: the stored day if over a day after this clock's (a run's clock was ahead, or this is behind)
+    #: the stored day if after this clock's: not today's count (a run's clock was ahead, this
+    #: one is behind, or, a day after, ``quota_reset`` was set or moved later since)
     ahead_day: str | None = None
 
     def __post_init__(self) -> None:
@@ -180,11 +181,14 @@ class QuotaLedger(InDatabase):
             booked = conn.execute(_BOOK + " RETURNING day",
                                   (self.key, today, self.limit)).fetchone()
         if booked is None:
+            counts = "UTC" if self.reset is None else f"from {self.reset:%H:%M} UTC, quota_reset"
+            said = (f"{counted(sent, 'request')} counted on {day} ({counts}), after this "
+                    f"clock's day {today}," if day > today else
+                    f"{counted(sent if day == today else 0, 'request')} sent today ({today}, "
+                    f"{counts})")
             raise QuotaExceeded(
                 f"the daily_quota setting ({counted(self.limit, 'request')}) is reached: "
-                f"{counted(sent if day >= today else 0, 'request')} sent today ({max(today, day)}, "
-                f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
-                "with this key from this cache dir", code=None, endpoint=endpoint or None)
+                f"{said} with this key from this cache dir", code=None, endpoint=endpoint or None)
         self._booked.refused, self._booked.day = refused, booked[0]
         if refused:
             self._probe = "open"
@@ -206,9 +210,9 @@ class QuotaLedger(InDatabase):
             until = ("; this call's probe (its first request since, sent alone) timed out, or "
                      f"{PROBES_UNANSWERED} in a row got no answer, so the refusal stays on "
                      "record and the call sends nothing more")
-        count = (f"after {after} requests sent that day with this key from this cache dir"
-                 if not isinstance(after, CacheError) else
-                 f"which the quota ledger could not record ({after})")
+        count = (f"which the quota ledger could not record ({after})"
+                 if isinstance(after, CacheError) else f"after {counted(after or 0, 'request')} "
+                 "sent that day with this key from this cache dir")  # (None: never with at)
         return QuotaExceeded(
             f"the service refused with error 485 (its daily allowance is used up) at {when}, "
             f"{count}{until}", code=485, endpoint=endpoint or None)
@@ -267,7 +271,9 @@ class QuotaLedger(InDatabase):
                                                 or [(today, 0, None, None)])[0]
         if day < today:
             day, sent = today, 0
-        ahead = day if day > self.next_reset(day=today).date().isoformat() else None
+        # any later day: how many of its requests were sent today is not known (a day later:
+        # a clock ahead by minutes at midnight, or quota_reset moved later, does that too)
+        ahead = day if day > today else None
         return LedgerState(day, sent, self.limit, from_ms(refused_at), refused_after,
                            reset=self.reset, day_ends=self.next_reset(day=day), ahead_day=ahead)
 
