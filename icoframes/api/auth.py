@@ -24,20 +24,25 @@ from ..errors import InvalidParameter
 from ..readers import same_key
 from ..secret import HiddenText, Secret, split_userinfo
 
-__all__ = ["BasicFromURL", "key_refusal", "sign", "url_and_auth"]
+__all__ = ["BasicFromURL", "read_keys", "sign", "url_and_auth"]
 
 
-def key_refusal(public_key: Any, private_key: Any) -> InvalidParameter | None:
-    """The InvalidParameter :func:`icoframes.configure` raises for this key pair (a key
-    that is no text, blank, with a control character; a public key not ASCII; one key as
-    both), or None: a client and the sandbox read a key pair as configure() does. Returned,
-    not raised (:func:`~icoframes.config.checked_settings`): its caller raises it once no
-    local of its own holds the keys' text (a traceback's locals: ``capture_locals``, ``pytest
+def read_keys(public_key: Any, private_key: Any) -> tuple[str, Secret] | InvalidParameter:
+    """The key pair read as :func:`icoframes.configure` reads it (each stripped: a key read
+    from a file keeps its newline; the private key a :class:`~icoframes.secret.Secret`), or
+    the InvalidParameter configure() raises for it (a key that is no text, blank, with a
+    control character; a public key not ASCII; one key as both). A client and the sandbox
+    read their keys here, once. The refusal is returned, not raised
+    (:func:`~icoframes.config.checked_settings`): its caller raises it once no local of its
+    own holds the keys' text (a traceback's locals: ``capture_locals``, ``pytest
     --showlocals``); the private key is never in the message (``private_key=<hidden>``)."""
     read, refusal = checked_settings({"public_key": public_key,
                                       "private_key": hide("private_key", private_key)})
     refusal = refusal or same_key(public_key, read["private_key"])
-    return refusal if isinstance(refusal, InvalidParameter) else None
+    if refusal is None:
+        return read["public_key"], read["private_key"]
+    # (the arguments' reading: never a ConfigError, which names a variable)
+    return refusal if isinstance(refusal, InvalidParameter) else InvalidParameter(str(refusal))
 
 
 def sign(body: bytes, private_key: Secret | str) -> str:

@@ -33,7 +33,7 @@ from ..errors import APIError, ConfigError, InvalidParameter, NotFound, QuotaExc
 from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .attempts import Attempts
-from .auth import key_refusal, sign, url_and_auth
+from .auth import read_keys, sign, url_and_auth
 from .blame import redirect_error, status_error
 from .control import LoadControl, profile_item
 from .counts import Budget, Counter
@@ -154,10 +154,10 @@ class Client:
         # locals or pickle of the client shows either (nor a password in the address); each
         # key read as configure() reads it, before any request (a file's newline stripped)
         private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-        if refusal := key_refusal(public_key, private_key):
+        if isinstance(keys := read_keys(public_key, private_key), InvalidParameter):
             del public_key  # raised with no local holding the key's text
-            raise refusal
-        public_key, private_key = public_key.strip(), private_key.stripped()
+            raise keys
+        public_key, private_key = keys
         # read as configure(base_url=) reads it (Client(base_url=<key>) was taken, repr shown)
         base_url = RedactedURL(check_setting("base_url", base_url))
         self.__private_key, self.base_url, self.public_key = private_key, base_url, public_key

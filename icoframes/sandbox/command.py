@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..api.auth import key_refusal
-from ..errors import ConfigError, did_you_mean
+from ..api.auth import read_keys
+from ..errors import ConfigError, InvalidParameter, did_you_mean
 from ..numerals import (
     ANY_INTEGER,
     AT_LEAST_ONE,
@@ -174,7 +174,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="the public key clients send (default: ICOFRAMES_PUBLIC_KEY, else "
                              f"{_DEFAULT['public_key']!r})")
     keys = parser.add_mutually_exclusive_group()
-    keys.add_argument("--private-key-file", action=Once, type=Path, metavar="PATH",
+    # held as a Secret too: the key itself given for the path, by mistake, shows nowhere
+    keys.add_argument("--private-key-file", action=SecretOnce, metavar="PATH",
                       help="read the private key from this file (default: "
                            f"ICOFRAMES_PRIVATE_KEY, else {_DEFAULT['private_key']!r})")
     keys.add_argument("--private-key", action=SecretOnce, metavar="KEY",
@@ -206,39 +207,64 @@ def keys(args: argparse.Namespace) -> tuple[str, Secret]:
     """The public and private key (a :class:`~icoframes.secret.Secret`, stripped): the options,
     else ICOFRAMES_* variables (refused set empty), else the defaults.
 
-    A key file that cannot be read, or a key :func:`icoframes.configure` would
-    refuse (a control character, blank), raises ConfigError with a message that never
-    shows it, nor a path that may be a key (``--private-key-file KEY``): a setting to fix,
-    exit 2 as the parser's refusals. No local of its frames holds the private key in clear,
-    nor a public key refused (``--public-key`` too is held as a Secret: the private key?).
+    A key file that cannot be read, a key option given blank (``--public-key ''``: not taken
+    for unset, which would serve the variable's key or the default), or a key
+    :func:`icoframes.configure` would refuse (a control character, blank) raises ConfigError
+    with a message that never shows it, nor a path that may be a key (``--private-key-file
+    KEY``): a setting to fix, exit 2 as the parser's refusals. No local of its frames holds
+    the private key in clear, nor a public key refused, nor the key file's path (``--public-key``
+    and ``--private-key-file`` are held as Secrets too: the private key, given there?).
     """
+    for option in ("public_key", "private_key"):
+        if (given := getattr(args, option)) is not None and not given.stripped():
+            raise ConfigError(_blank(option))
     public = (args.public_key or Secret(_variable("ICOFRAMES_PUBLIC_KEY")
                                         or _DEFAULT["public_key"])).reveal()
-    if (path := args.private_key_file) is not None:
-        try:
-            private = Secret(path.read_text(encoding="utf-8").strip())
-        except UnicodeDecodeError:  # (its text names a byte of the key and where it is)
-            raise ConfigError(f"icoframes sandbox: --private-key-file {_path(path)} "
-                              "is not UTF-8 text: a key is text") from None
-        except OSError as exc:  # (its text quotes the path: the key, given for it by mistake)
-            raise ConfigError(f"icoframes sandbox: cannot read --private-key-file: "
-                              f"{exc.strerror or type(exc).__name__}: {_path(path)}") from None
-        if not private:
-            raise ConfigError(f"icoframes sandbox: {_path(path)} is empty")
+    if args.private_key_file is not None:
+        private = _key_file(args.private_key_file)
     else:
         private = args.private_key or Secret(_variable("ICOFRAMES_PRIVATE_KEY")
                                              or _DEFAULT["private_key"])
-    if refusal := key_refusal(public, private):
+    if isinstance(read := read_keys(public, private), InvalidParameter):
         del public  # raised with no local holding a key's text
-        raise ConfigError(f"icoframes sandbox: {refusal}")
-    return public.strip(), private.stripped()
+        raise ConfigError(f"icoframes sandbox: {read}")
+    return read
 
 
-def _path(path: Path) -> str:
+def _blank(option: str) -> str:
+    """The refusal of a key option given blank: which option, and what it would have meant."""
+    flag, variable = f"--{option.replace('_', '-')}", f"ICOFRAMES_{option.upper()}"
+    return (f"icoframes sandbox: {flag} is given blank: refused, not taken for unset "
+            f"({variable}, else the default key, would serve, without a word). Give it a "
+            f"value, or leave {flag} out")
+
+
+def _key_file(named: Secret) -> Secret:
+    """The private key in the file ``named`` (a Secret: it may be the key itself, given for
+    the path), stripped; ConfigError when it cannot be read or is empty, raised outside the
+    handlers and with no local holding the path (nor the error that quotes it)."""
+    unread, undecoded = None, False  # (its OSError's words; not UTF-8)
+    try:
+        if key := Secret(Path(named.reveal()).read_text(encoding="utf-8").strip()):
+            return key
+    except UnicodeDecodeError:  # (its text names a byte of the key and where it is)
+        undecoded = True
+    except OSError as exc:  # (its text quotes the path: the key, given for it by mistake)
+        unread = exc.strerror or type(exc).__name__
+    shown = _path(named)
+    if unread is not None:
+        raise ConfigError(f"icoframes sandbox: cannot read --private-key-file: {unread}: {shown}")
+    if undecoded:
+        raise ConfigError(f"icoframes sandbox: --private-key-file {shown} is not UTF-8 text: "
+                          "a key is text")
+    raise ConfigError(f"icoframes sandbox: {shown} is empty")
+
+
+def _path(named: Secret) -> str:
     """``--private-key-file``'s path as a refusal shows it: whole when it names a folder's
     file (a separator, the folder there), else as a text that may be a key (not shown)."""
-    shown = str(path)
-    return shown if os.sep in shown and path.parent.is_dir() else quoted(shown, keys=True)
+    shown = named.reveal()
+    return shown if os.sep in shown and Path(shown).parent.is_dir() else quoted(shown, keys=True)
 
 
 def _variable(name: str) -> str | None:

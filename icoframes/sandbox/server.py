@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Never, TypedDict, cast
 
-from ..api.auth import key_refusal
+from ..api.auth import read_keys
 from ..api.client import Client
 from ..errors import (
     InvalidParameter,
@@ -365,9 +365,10 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     """
     # held as a Secret while the directory is made (seconds): no local shows it in clear
     private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-    if refusal := key_refusal(public_key, private_key):  # first: nothing generated
-        del public_key, private_key  # raised with no local holding a key's text
-        raise refusal
+    if isinstance(read := read_keys(public_key, private_key), InvalidParameter):  # first:
+        del public_key, private_key  # nothing generated; raised with no local holding a key
+        raise read
+    public_key, private_key = read
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
     # a seed an int64 holds: its service name (the cache's folder) has at most 100 characters,
     # and seed=10**5000 had no text at all (a bare ValueError)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from ..api.auth import key_refusal
+from ..api.auth import read_keys
 from ..api.params import PAGE_SIZE, validate_list_params
 from ..errors import InvalidParameter
 from ..secret import Secret
@@ -129,11 +129,10 @@ def check_keys(public_key: str, private_key: str | Secret) -> tuple[str, str]:
     The private key is never in the message (``invalid private_key=<hidden>: ...``); one key
     given for both is refused too: the banner prints the public key.
     """
-    if refusal := key_refusal(public_key, private_key):
+    if isinstance(read := read_keys(public_key, private_key), InvalidParameter):
         del public_key, private_key  # raised with no local holding a key's text
-        raise refusal
-    private = private_key if isinstance(private_key, Secret) else Secret(private_key)
-    return public_key.strip(), private.stripped().reveal()  # as the rules keep them: stripped
+        raise read
+    return read[0], read[1].reveal()  # as the rules keep them: stripped
 
 
 class Service:
