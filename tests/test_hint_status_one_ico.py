@@ -81,3 +81,21 @@ def test_the_sandbox_mutators_keep_their_other_hints(sb):
         assert str(exc.value) == f"invalid argument status={value!r}: {RULE}{hint}"
     new = sb.add_ico(status=" Ongoing")
     assert sb.directory.status_of(new) == "ongoing"
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("ALL", "; {one}"), (("past", "ongoing"), "; one status per call: {one}"),
+    ("past or ongoing", "; 'past', 'ongoing' as one text: one status per call: {one}"),
+    ("finished", "; did you mean 'past'?")])
+def test_read_status_words_what_a_status_is_where_it_is_read(value, said):
+    # the mutators' hint is built as said (read_status's ``one``), not by rewriting the
+    # loaders' text in the refusal; the loaders' words stay theirs
+    from icoframes.api.params import read_status
+
+    one = ONE.format("add_ico")
+    with pytest.raises(InvalidParameter) as exc:
+        read_status(value, one=one)
+    assert str(exc.value) == f"invalid argument status={value!r}: {RULE}" + said.format(one=one)
+    with pytest.raises(InvalidParameter) as theirs:
+        read_status(value)
+    assert "puts an ICO" not in str(theirs.value)

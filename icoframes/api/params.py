@@ -255,20 +255,20 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def read_status(value: Any) -> Status:
+def read_status(value: Any, *, one: str = "") -> Status:
     """A status as the loaders take it (any case, stripped), else InvalidParameter naming the
     argument, with the status meant (the sandbox's ``add_ico`` and ``update_ico`` read theirs
-    so).
+    so, ``one`` saying what a status is there: :func:`status_hint`).
 
     Examples
     --------
     >>> read_status(" Past")
     'past'
     """
-    return cast(Status, _one_of(_BY_NAME["status"], value, kind="argument"))
+    return cast(Status, _one_of(_BY_NAME["status"], value, kind="argument", one=one))
 
 
-def _one_of(param: Param, value: Any, kind: str = "list parameter") -> str:
+def _one_of(param: Param, value: Any, kind: str = "list parameter", one: str = "") -> str:
     if isinstance(value, str):
         if value in param.allowed:
             return value
@@ -276,7 +276,7 @@ def _one_of(param: Param, value: Any, kind: str = "list parameter") -> str:
             return value.strip().casefold()
     guess = _suggest(value.strip().casefold(), param.allowed) if isinstance(value, str) else ""
     if param.kind == "status":
-        guess = status_hint(value) or guess
+        guess = status_hint(value, one=one) or guess
     raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}" + guess, kind)
 
 
@@ -286,20 +286,19 @@ def status_hint(value: Any, *, leave: str = "status out (None) to load", one: st
     means, said: the value itself is refused all the same. ``leave``: how to ask for every
     status, and the verb (``status_hint("ALL")``: "; leave status out (None) to load all
     three, ..."); ``one``: said instead, where a status is of one ICO (the sandbox's)."""
-    every = one or _ALL_STATUSES.format(leave) + ", then keep the rows wanted"
+    every = one or _ALL_STATUSES.format(leave)
+    several = f"one status per call: {every}" + ("" if one else ", then keep the rows wanted")
     if isinstance(value, str):
         word = value.strip().casefold()
         named = dict.fromkeys(STATUS_WORDS.get(p, p) for p in _LISTED.split(word)
                               if p and p not in ("and", "or"))  # "past and ongoing"
         if len(named) > 1 and set(named) <= set(STATUSES):  # past,ongoing: not one of them
-            return (f"; {', '.join(map(repr, named))} as one text: one status per call: "
-                    f"{every}")
+            return f"; {', '.join(map(repr, named))} as one text: {several}"
         if word in STATUS_WORDS:
             return f"; did you mean {STATUS_WORDS[word]!r}?"
-        return f"; {every.removesuffix(', then keep the rows wanted')}" \
-            if word in EVERY_STATUS else ""
+        return f"; {every}" if word in EVERY_STATUS else ""
     if isinstance(value, Iterable) and not isinstance(value, bytes | Mapping):
-        return f"; one status per call: {every}"
+        return f"; {several}"
     return ""
 
 

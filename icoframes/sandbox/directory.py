@@ -21,7 +21,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ..api.params import STATUSES, read_ico_id, read_status, status_hint, validate_list_params
+from ..api.params import STATUSES, read_ico_id, read_status, validate_list_params
 from ..errors import InvalidParameter, UnknownName, WrongType, checked_keywords, checked_methods
 from ..numerals import as_integer, did_you_mean_number
 from ..quoting import did_you_mean, quoted
@@ -39,15 +39,8 @@ def _one_status(value: Any, mutator: str) -> str:
     """``value`` read as the loaders read a status (:func:`read_status`); a word for every
     status or a list of them refused with the mutator's own hint: the loaders' "leave status
     out" loads all three lists, and a mutator sets the one list an ICO is in."""
-    try:
-        return read_status(value)
-    except InvalidParameter as exc:
-        theirs = status_hint(value)
-        ours = status_hint(value, one=f"{mutator} puts an ICO in one status list: give one of "
-                                      f"{', '.join(map(repr, STATUSES))}, a call per ICO")
-        if theirs == ours:
-            raise
-        raise InvalidParameter(str(exc).replace(theirs, ours)) from None
+    return read_status(value, one=f"{mutator} puts an ICO in one status list: give one of "
+                                  f"{', '.join(map(repr, STATUSES))}, a call per ICO")
 
 # query results kept; paging through one query re-uses its entry
 _CACHED_QUERIES = 64
