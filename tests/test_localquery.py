@@ -398,3 +398,19 @@ def test_a_score_the_list_does_not_show_and_a_qualified_flag_are_undecided():
     qualified = local({"investor_kyc": "yes"}, flags)
     assert (qualified.matched, qualified.undecided) == ((2,), (1,))
     assert "read with a problem" in qualified.reasons[0]
+
+
+def test_the_filter_set_of_a_cache_without_one_is_a_new_empty_frame_each_time(tmp_path):
+    """One helper reads "the cached filter set, or an empty one" (READ-M L5): the dispute
+    check, the narrower answer and the stale-copy check each wrote it, one as a shared
+    functools.cache of a mutable frame, which a caller changing it changed for every other."""
+    from icoframes.fetch.stalecopies import filter_frame
+    from icoframes.schema import FILTERS
+    from icoframes.store.cache import Cache
+
+    cache = Cache(tmp_path, "http://127.0.0.1:9")
+    first, second = filter_frame(cache), filter_frame(cache)
+    assert first.empty and list(first.columns) == FILTERS.names
+    assert first is not second
+    first["name"] = "changed"  # (a caller's own frame: the next is still empty, unchanged)
+    assert filter_frame(cache).empty and "changed" not in filter_frame(cache).to_string()

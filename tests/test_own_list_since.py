@@ -83,3 +83,44 @@ def test_own_list_no_list_since_disputes_answers_as_before(sb):  # noqa: F811
     assert sum(sb.stats.requests.values()) == 0
     assert again["id"].tolist() == first["id"].tolist()
     assert entry(again)["from_cache"] is True and "cache_declined" not in entry(again)
+
+
+def test_a_declined_own_list_and_the_list_answering_share_one_read_of_each(sb, monkeypatch):  # noqa: F811
+    """Its own list disputed, the query is answered from another cached list on the reads the
+    dispute made (READ-M L4): while the cache answers the query (``cached_query``) the tidy
+    tables, the profile index, the filter set and each cached list are read once, not once
+    per check (the load reads them again after, for its own purposes: not counted)."""
+    from icoframes.fetch import load
+    from icoframes.store.cache import Cache
+    from icoframes.store.derived import DerivedTables
+
+    x, _, _ = _changed_after(sb, {"sort_asc": "id"})
+    reads: list[str] = []
+    inside: list[bool] = []
+    def counting(name: str, real):
+        def counted(self, *args, **kwargs):
+            if inside:
+                reads.append(f"{name} {args[0]}" if args else name)
+            return real(self, *args, **kwargs)
+        return counted
+
+    for cls, name in ((DerivedTables, "table"), (Cache, "profile_index"),
+                      (Cache, "read_filters"), (Cache, "read_list")):
+        monkeypatch.setattr(cls, name, counting(name, getattr(cls, name)))
+
+    def answering(*args, _real=load.cached_query, **kwargs):
+        inside.append(True)
+        try:
+            return _real(*args, **kwargs)
+        finally:
+            inside.clear()
+    monkeypatch.setattr(load, "cached_query", answering)
+    with at(2):
+        got = icoframes.load_icos(status="past", sort_asc="id", progress=False)
+    assert sum(sb.stats.requests.values()) == 0 and x not in got["id"].tolist()
+    assert entry(got)["answered_from"] == PAST
+    assert entry(got)["cache_declined"][0].startswith("its own cached list of")
+    assert got["id"].tolist() == listed_by_service(sb, sort_asc="id")
+    assert sorted(reads) == ["profile_index", "read_filters",
+                             "read_list {'sort_asc': 'id', 'status': 'past'}",
+                             "read_list {'status': 'past'}", "table icos", "table problems"]

@@ -49,7 +49,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +59,6 @@ import pandas as pd
 from ..api.params import ID_LIST_PARAMS
 from ..errors import CacheError, NotCached
 from ..files import utcnow
-from ..schema import FILTERS, empty_frame
 from ..store.cache import Cache, Stored
 from ..store.derived import DerivedTables
 from .dateorder import date_sort, out_of_order, shown_order
@@ -78,12 +77,11 @@ from .ordering import list_order, local_order
 from .paging import ListQuery
 from .standing import (
     CachedList,
+    CacheReads,
     RowReader,
-    cached_list,
     contradicted,
     disputed,
     not_ready,
-    row_reader,
     rows_of,
     shown,
 )
@@ -220,41 +218,39 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
     return dataclasses.replace(last, reasons=reasons)
 
 
-def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTables, *,
-                      now: dt.datetime, max_age: dt.timedelta | None,
-                      ages: Mapping[str, dt.timedelta] | None
+def answer_from_store(query: Mapping[str, Any], reads: CacheReads, *, now: dt.datetime,
+                      max_age: dt.timedelta | None, ages: Mapping[str, dt.timedelta] | None
                       ) -> tuple[LocalAnswer, Stored | None]:
-    """:func:`answer_from_cache` over the lists ``cache`` holds that :func:`candidate_params` picks
-    (a partial one named in the reasons) and those cached since the oldest complete one; also
-    the stored list that answered (None when none did)."""
-    found: dict[str, Stored] = {}
+    """:func:`answer_from_cache` over the lists the cache holds that :func:`candidate_params`
+    picks (a partial one named in the reasons) and those cached since the oldest complete one,
+    read through ``reads`` (each once a query); also the stored list that answered (None when
+    none did)."""
+    cache = reads.cache
+    found: dict[str, tuple[Stored, CachedList]] = {}
     read: list[str] = []
     lists: list[CachedList] = []
     for params in candidate_params(query, cache.list_params()):
-        if (stored := cache.read_list(params)) is not None:
+        stored, listed = reads.read_list(params), reads.cached(params)
+        if stored is not None and listed is not None:
             read.append(cache.list_key(params))
-            if stored.meta.get("complete"):
-                found[read[-1]] = stored
+            if listed.complete:
+                found[read[-1]] = stored, listed
             else:  # said, and what it holds may still show a change since another
-                lists.append(cached_list(stored))
+                lists.append(listed)
     if not found and not lists:
         return LocalAnswer(query), None
-    lists += [cached_list(s) for s in found.values()]
+    lists += [listed for _, listed in found.values()]
     if found:  # fetched_after is strict: from a millisecond before the oldest, so the lists of
         # its very millisecond are read too (paged before or after it: not known)
-        oldest = min(s.fetched_at for s in found.values()) - dt.timedelta(milliseconds=1)
-        for params in cache.list_params(fetched_after=oldest):
-            if cache.list_key(params) not in read and (stored := cache.read_list(params)):
-                lists.append(cached_list(stored))
-    filters = cache.read_filters()
+        oldest = min(s.fetched_at for s, _ in found.values()) - dt.timedelta(milliseconds=1)
+        lists += [listed for params in cache.list_params(fetched_after=oldest)
+                  if cache.list_key(params) not in read and (listed := reads.cached(params))]
     answer = answer_from_cache(
-        query, lists, read_rows=row_reader(derived),
-        profile_index=cache.profile_index(),
-        filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
-        now=now, max_age=max_age, ages=ages)
+        query, lists, read_rows=reads.read_rows, profile_index=reads.index(),
+        filter_set=reads.filter_set(), now=now, max_age=max_age, ages=ages)
     if answer.source is None:
         return answer, None
-    return answer, found[cache.list_key(dict(answer.source.params))]
+    return answer, found[cache.list_key(dict(answer.source.params))][0]
 
 
 def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *,
@@ -274,7 +270,8 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     (``frame`` None) for the load to page, with why no cached list could answer
     (``declined``) and its own stale copy (the answer when paging fails).
     """
-    stored = cache.read_list(params)
+    reads = CacheReads(cache, derived)  # (each read once: its own list's checks, then others')
+    stored = reads.read_list(params)
     # the clock after the read: a list another process kept while this load read the
     # cache is not "fetched in the future" (a clock stepped back), nor paged a second time
     now = utcnow()
@@ -285,14 +282,14 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
         cached.use_cached(stored)
         fresh = limit is None or dt.timedelta(0) <= now - stored.fetched_at <= limit
         if offline or (not refresh and (cached.complete or cached.count_contradicts) and fresh):
-            moved = _order_moved(params, stored, derived)
+            moved = _order_moved(params, stored, reads.icos)
             cached.order_unstated = None if moved is None else moved[0]
-            dispute = disputed(stored, cache, derived, now=now, ages=None if offline else ages)
+            dispute = disputed(stored, reads, now=now, ages=None if offline else ages)
             if dispute is None and (moved is None or offline or not moved[1]):
                 return cached, stored
     query = ListQuery(params)
     if not refresh:
-        answer, source = answer_from_store(params, cache, derived, now=now,
+        answer, source = answer_from_store(params, reads, now=now,
                                            max_age=None if offline else limit,
                                            ages=None if offline else ages)
         if source is not None and answer.listing is not None:
@@ -335,7 +332,7 @@ def offline_miss(folder: Any, queries: Sequence[ListQuery], *,
                      "online (it fetches only what the cache cannot answer).")
 
 
-def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTables
+def _order_moved(params: Mapping[str, Any], stored: Stored, icos: Callable[[], pd.DataFrame]
                  ) -> tuple[str, bool, str] | None:
     """A list sorted by a date whose rows' copies show those dates out of its order: what
     ``order_unstated`` says of its rows served in that order, whether paging the list again
@@ -357,8 +354,8 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
     sort = date_sort(params)
     if sort is None or stored.frame.empty:
         return None
-    (key, descending), icos = sort, derived.table("icos")
-    copies = icos.set_index("id").reindex(stored.frame["id"].to_numpy(dtype="int64"))
+    (key, descending), table = sort, icos()
+    copies = table.set_index("id").reindex(stored.frame["id"].to_numpy(dtype="int64"))
     dates = copies[key].to_numpy(dtype="datetime64[ms]")
     if not out_of_order(dates, descending):
         return None
@@ -385,12 +382,13 @@ def mark_sorted_otherwise(queries: Iterable[ListQuery], cache: Cache,
     the load's profiles are in; a list in order is not marked, so a date moved since on a
     service that sorts by the dates it shows has the list paged again, as any.
     """
+    reads = CacheReads(cache, derived)  # (the icos table read once, for every list)
     for query in queries:
         if (not query.repaged_for_order or not query.complete or query.from_cache
                 or query.stood_in or query.frame is None or query.fetched_at is None):
             continue
         paged = Stored(query.frame, query.fetched_at, {})
-        if (moved := _order_moved(query.params, paged, derived)) is not None and moved[1]:
+        if (moved := _order_moved(query.params, paged, reads.icos)) is not None and moved[1]:
             with contextlib.suppress(CacheError):  # unmarked: at most one more paging
                 cache.mark_sorted_otherwise(query.params, query.fetched_at)
 

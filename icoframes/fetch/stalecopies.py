@@ -27,7 +27,14 @@ from ..store.cache import Cache
 from ..store.derived import DerivedTables
 from .matching import FIELDS, OUT, Rows, judge, residual
 
-__all__ = ["ListedCopies", "failing_copies"]
+__all__ = ["ListedCopies", "failing_copies", "filter_frame"]
+
+
+def filter_frame(cache: Cache) -> pd.DataFrame:
+    """The cached filter set, or an empty one when none is cached: what the filters of a list
+    are judged against (made anew each call: a frame is mutable, none is shared)."""
+    stored = cache.read_filters()
+    return empty_frame(FILTERS) if stored is None else stored.frame
 
 
 def failing_copies(params: Mapping[str, Any], rows: Rows, filter_set: pd.DataFrame, *,
@@ -101,10 +108,8 @@ class ListedCopies:
         if not held.any():  # (a cold load's pages: no copy to read)
             return None
         if self._read is None:  # (indexed once: a load judges every page it pages)
-            stored = self._cache.read_filters()
             icos = self._derived.table("icos", ["id", *_READ])
-            self._read = (icos[["id", *_READ]].set_index("id"),
-                          empty_frame(FILTERS) if stored is None else stored.frame)
+            self._read = (icos[["id", *_READ]].set_index("id"), filter_frame(self._cache))
         by_id, filter_set = self._read
         fails = np.zeros(len(ids), dtype=bool)
         at = np.flatnonzero(held)

@@ -28,7 +28,6 @@ of which ICOs are listed under it but through the rows it shows.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,14 +36,13 @@ import numpy as np
 import pandas as pd
 
 from ..parse.lists import summary_keys
-from ..schema import FILTERS, empty_frame
 from ..store.cache import Cache, Stored
 from ..store.derived import DerivedTables
 from .matching import IN, OUT, UNDECIDED, Rows, judge, residual
-from .stalecopies import failing_copies
+from .stalecopies import failing_copies, filter_frame
 
-__all__ = ["CachedList", "RowReader", "cached_list", "contradicted", "disputed", "not_ready",
-           "row_reader", "rows_of", "shown", "unready"]
+__all__ = ["CacheReads", "CachedList", "RowReader", "cached_list", "contradicted", "disputed",
+           "not_ready", "rows_of", "shown", "unready"]
 
 
 @dataclass(frozen=True)
@@ -273,46 +271,79 @@ def cached_list(stored: Stored) -> CachedList:
                       bool(stored.meta.get("complete")), problems=stored.meta.get("problems") or [])
 
 
-def row_reader(derived: DerivedTables) -> RowReader:
-    """A :data:`RowReader` over the cached tables, read once at its first call (the same
-    copies for every list judged with it), not at all when no check needs the rows."""
-    tables: list[tuple[pd.DataFrame, pd.DataFrame]] = []
+class CacheReads:
+    """What the checks of one query read of the cache, each read once, at its first use:
+    its cached lists (:meth:`read_list`), the filter set (:meth:`filter_set`), the profile
+    index (:meth:`index`) and the tidy tables (:meth:`icos`; :attr:`read_rows`, the
+    :data:`RowReader` over them). Its own list declined (:func:`disputed`), a query is then
+    answered from a list it narrows on the same reads, not on a second one of each."""
 
-    def read_rows(ids: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
-        if not tables:
-            tables.append((derived.table("icos"), derived.table("problems")))
-        return tables[0]
-    return read_rows
+    def __init__(self, cache: Cache, derived: DerivedTables) -> None:
+        self.cache, self._derived = cache, derived
+        self._lists: dict[str, Stored | None] = {}
+        self._cached: dict[str, CachedList | None] = {}
+        self._read: dict[str, pd.DataFrame] = {}
+
+    def read_list(self, params: Mapping[str, Any]) -> Stored | None:
+        """The cached list of ``params`` (:meth:`~icoframes.store.cache.Cache.read_list`)."""
+        key = self.cache.list_key(dict(params))
+        if key not in self._lists:
+            self._lists[key] = self.cache.read_list(dict(params))
+        return self._lists[key]
+
+    def cached(self, params: Mapping[str, Any]) -> CachedList | None:
+        """The cached list of ``params`` as a :class:`CachedList`, made once (its rows shown,
+        :meth:`CachedList.shown_rows`, are then read once too)."""
+        key = self.cache.list_key(dict(params))
+        if key not in self._cached:
+            self._cached[key] = None if (stored := self.read_list(params)) is None else (
+                cached_list(stored))
+        return self._cached[key]
+
+    def filter_set(self) -> pd.DataFrame:
+        """The cached filter set, or an empty one (:func:`~.stalecopies.filter_frame`)."""
+        return self._once("filters", lambda: filter_frame(self.cache))
+
+    def index(self) -> pd.DataFrame:
+        """The profile index (:meth:`~icoframes.store.cache.Cache.profile_index`)."""
+        return self._once("index", self.cache.profile_index)
+
+    def icos(self) -> pd.DataFrame:
+        """The tidy ``icos`` table over every cached profile."""
+        return self._once("icos", lambda: self._derived.table("icos"))
+
+    def read_rows(self, ids: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The :data:`RowReader`: every row, read once (the same copies for every list
+        judged with it), not at all when no check needs the rows."""
+        return self.icos(), self._once("problems", lambda: self._derived.table("problems"))
+
+    def _once(self, name: str, read: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        if name not in self._read:
+            self._read[name] = read()
+        return self._read[name]
 
 
-def disputed(own: Stored, cache: Cache, derived: DerivedTables, *, now: dt.datetime,
+def disputed(own: Stored, reads: CacheReads, *, now: dt.datetime,
              ages: Mapping[str, dt.timedelta] | None) -> str | None:
     """Why a list cached since a query's own cached list ``own`` says its rows are not the
     service's now (:func:`contradicted`, the test a list answering a narrower query
     passes), None when none does or none was cached since: a query answered by its own list
     would return a removed ICO, one moved to another status, or lack one added, that a list
-    paged later (``refresh=True`` of a wider query) shows. No request: the cache's lists."""
-    params = own.meta["params"]
+    paged later (``refresh=True`` of a wider query) shows. No request: the cache's lists,
+    read through ``reads`` (the query's, which answers it from another list when declined)."""
+    params, cache = own.meta["params"], reads.cache
     key = cache.list_key(params)
     # lists of its status only: an ICO listed under two statuses by a load's lists (it moved
     # while they were paged) is shown as the later lists it, and the older list is not
     # paged again for it on every load (the service may list it so for a while)
-    since = [cached_list(stored) for other in cache.list_params(  # its millisecond's too
+    since = [listed for other in cache.list_params(  # its millisecond's too
         fetched_after=own.fetched_at - dt.timedelta(milliseconds=1))
         if cache.list_key(other) != key and other.get("status") == params.get("status")
-        and (stored := cache.read_list(other)) is not None]
+        and (listed := reads.cached(other)) is not None]
     if not since:
         return None
-    filters = cache.read_filters()
-    return contradicted(params, cached_list(own), since, read_rows=row_reader(derived),
-                        index=cache.profile_index, now=now, ages=ages,
-                        filter_set=_no_filter_set() if filters is None else filters.frame)
-
-
-@functools.cache
-def _no_filter_set() -> pd.DataFrame:
-    """The empty filter set, made once (read only: the filters judge against it)."""
-    return empty_frame(FILTERS)
+    return contradicted(params, cached_list(own), since, read_rows=reads.read_rows,
+                        index=reads.index, now=now, ages=ages, filter_set=reads.filter_set())
 
 
 def rows_of(listing: pd.DataFrame, read_rows: RowReader) -> Rows:
