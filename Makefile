@@ -62,8 +62,8 @@ bench: $(STAMP)
 
 # Mutation testing (not part of `make test`): mutmut mutates parse/, api/gate.py,
 # api/params.py, api/retry.py, api/auth.py, api/text.py, api/control.py, api/attempts.py,
-# secret.py, vocabulary.py, fetch/stops.py, store/, cachedir/, fetch/policy.py (with
-# fetch/loadages.py), money/ and features.py, each against its own few test files
+# secret.py, vocabulary.py, fetch/stops.py (with fetch/quotaday.py), store/, cachedir/,
+# fetch/policy.py (with fetch/loadages.py), money/ and features.py, each against its own few test files
 # (benchmarks/mutation.py), niced, and writes the kill rate per file and the survivors to
 # benchmarks/MUTATION.md. One module:
 # `make mutate MODULE=money` (parse, gate, store, cachedir, policy, money, params, retry,
