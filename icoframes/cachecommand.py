@@ -37,8 +37,10 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
                       "clear: delete it; prune: delete what no load used for DAYS",
         description="info prints, as JSON, the cache's path and size, its profiles and "
                     "list queries, the oldest and newest profile, and today's requests "
-                    "against the daily quota; clear deletes the cache of the service (with "
-                    "--ledgers, this key's request count too; with --ledgers-only, that count "
+                    "against the daily quota (a count stored under a day after this clock's "
+                    "is said on stderr too: not today's); clear deletes the cache of the "
+                    "service (with --ledgers, this key's request count too; with "
+                    "--ledgers-only, that count "
                     "alone, the cache kept); prune --older-than DAYS "
                     "deletes, in the whole cache dir, the service folders no load used for "
                     "longer, and in the others the lists fetched before then (the request "
