@@ -252,8 +252,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             f"{'remains' if left == 1 else 'remain'} to fetch{more}.")
     if left is None:  # no list answered a page: how many remain is not known, not 0
         done = (f"This call fetched {counted(fetched, 'profile')}; how many remain to fetch is "
-                "unknown: "
-                "no list answered a page before the limit.")
+                "unknown: no list answered a page before the limit.")
     if asked is not None:  # nothing listed yet: how many profiles remain is unknown
         done = f"This call's request for {asked} was refused, before any list was paged."
         kept = ("Nothing was fetched; offline=True answers only from a copy an earlier load "
@@ -309,10 +308,13 @@ def _lists_take(state: LedgerState, cap: int, pages: int, unsized: int, repaged:
                      f"{'it' if lists == 1 else 'they'} may have changed since")
     size = (("at least " if unsized else "") + counted(pages, "page")
             + (f" ({'; '.join(based)})" if based else ""))  # (a list says its length on page 1)
-    said = (f"The lists alone take {size}, {'more than' if pages > cap else 'as many as'} the "
-            f"{counted(cap, 'request')} the daily_quota setting allows a day")
-    if unsized and pages == cap:  # as many, or more: what a call can do depends on which
-        return said.replace(", as many as", ", at least as many as") + (
+    # (as many with a length not known: as many or more; what a call can do depends on which)
+    than = ("at least as many as" if unsized and pages == cap else
+            "more than" if pages > cap else "as many as")
+    said = (f"The lists alone take {size}, {than} the {counted(cap, 'request')} the "
+            "daily_quota setting allows a day")
+    if unsized and pages == cap:
+        return said + (
             ": raise daily_quota or narrow the query (if they take more, no call completes "
             "them at this cap).")
     return said + _lists_alone(state, pages > cap, repaged, rest)
