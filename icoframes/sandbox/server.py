@@ -363,11 +363,11 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     ...     sb.base_url.startswith("http://127.0.0.1:"), len(sb.directory)
     (True, 20)
     """
-    # first, nothing generated: read, the private key is a Secret (no local shows it in clear)
-    if isinstance(read := read_keys(public_key, private_key), InvalidParameter):
-        del public_key, private_key  # raised with no local holding a key's text
+    # held as a Secret while the directory is made (seconds): no local shows it in clear
+    private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
+    if isinstance(read := read_keys(public_key, private_key), InvalidParameter):  # first:
+        del public_key, private_key  # nothing generated (the Service reads them as read)
         raise read
-    public_key, private_key = read
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
     # a seed an int64 holds: its service name (the cache's folder) has at most 100 characters,
     # and seed=10**5000 had no text at all (a bare ValueError)
