@@ -365,9 +365,9 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     """
     # held as a Secret while the directory is made (seconds): no local shows it in clear
     private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-    if isinstance(read := read_keys(public_key, private_key), InvalidParameter):  # first:
-        del public_key, private_key  # nothing generated (the Service reads them as read)
-        raise read
+    if isinstance(refused := read_keys(public_key, private_key), InvalidParameter):  # first
+        del public_key, private_key  # raised with no local holding a key's text
+        raise refused  # (nothing generated; the Service reads the pair so, from its own)
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
     # a seed an int64 holds: its service name (the cache's folder) has at most 100 characters,
     # and seed=10**5000 had no text at all (a bare ValueError)
