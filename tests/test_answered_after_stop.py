@@ -73,7 +73,7 @@ def test_an_error_about_a_profile_answered_after_the_stop_is_its_failure(
     error = stopped.value
     assert error.code == 485 and error.remaining == N - 1
     # (was "This call fetched 1 profiles; 4 remain to fetch." and no failure)
-    assert "This call fetched 1 profiles; 4 remain to fetch; 3 of them failed in this call" \
+    assert "This call fetched 1 profile; 4 remain to fetch; 3 of them failed in this call" \
         in str(error)
     failed = error.listing.attrs["icoframes"]["failed"]
     assert sorted(failed) == [2, 3, 4]

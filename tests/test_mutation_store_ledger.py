@@ -127,7 +127,9 @@ def test_a_new_day_starts_at_one_and_the_day_never_goes_back(tmp_path):
         assert state.day_ends == dt.datetime(2030, 1, 3, tzinfo=dt.UTC)
         ledger.take()
         assert _rows(tmp_path)[0][1:3] == ("2030-01-02", 2)
-        with pytest.raises(QuotaExceeded, match=r"2 requests sent today \(2030-01-02, UTC\)"):
+        # (counted on that later day, not "sent today": said as after this clock's day)
+        with pytest.raises(QuotaExceeded, match=r"2 requests counted on 2030-01-02 \(UTC\), "
+                                                r"after this clock's day 2030-01-01,"):
             ledger.take()
 
 
@@ -252,7 +254,7 @@ def test_after_a_485_the_same_call_sends_nothing_more(tmp_path):
             ledger.take("list")
     assert str(caught.value) == (
         "the service refused with error 485 (its daily allowance is used up) at 2030-01-01 "
-        "12:00 UTC, after 1 requests sent that day with this key from this cache dir")
+        "12:00 UTC, after 1 request sent that day with this key from this cache dir")
     assert caught.value.code == 485 and caught.value.endpoint == "list"
     assert ledger.state().sent == 1
 
@@ -384,7 +386,7 @@ def test_with_a_known_reset_nothing_is_sent_before_it_not_even_a_probe(tmp_path)
         again.take("ico")
     assert str(caught.value) == (
         "the service refused with error 485 (its daily allowance is used up) at 2030-01-01 "
-        "06:30 UTC, after 1 requests sent that day with this key from this cache dir; it "
+        "06:30 UTC, after 1 request sent that day with this key from this cache dir; it "
         "resets at 06:30 UTC (the quota_reset setting): no request is sent before 2030-01-02 "
         "06:30 UTC")
     assert caught.value.code == 485 and caught.value.endpoint == "ico"
