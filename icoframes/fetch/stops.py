@@ -406,7 +406,8 @@ def _when(asked: tuple[float, float] | None) -> str:
         when = f"{dt.datetime.fromtimestamp(until, dt.UTC):%Y-%m-%d %H:%M:%S} UTC"
     except (OverflowError, OSError, ValueError):  # years past 9999 ("Retry-After: 10**20")
         when = "a time past the year 9999"
-    wait_text = f"{wait:.0f} s" if wait < 86_400 else counted(round(wait / 86_400), "day")
+    days = round(wait / 86_400)  # (digits as written before: no thousands separator)
+    wait_text = f"{wait:.0f} s" if wait < 86_400 else f"{days} day{'' if days == 1 else 's'}"
     return f"after {when} (the service asked to wait {wait_text}, Retry-After)"
 
 
