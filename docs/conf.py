@@ -72,7 +72,7 @@ nitpick_ignore = [
 ]
 # internal modules and helpers a docstring names for a reader of the source: no API page
 nitpick_ignore_regex = [
-    ("py:mod", r"icoframes\.(schema|vocabulary|parse\.units|parse\.prices|api\.control"
+    ("py:mod", r"icoframes\.(schema|vocabulary|placenames|parse\.units|parse\.prices|api\.control"
                r"|cachedir\.housekeeping)|\.?command"),
     ("py:(func|meth|class|data)", r"(normalize_rates|price_dates|check_magnitudes|NAMES"
                                   r"|AMOUNT_UNITS|MAX_DATE_LABELS|icoframes\.api\.client\.Client"

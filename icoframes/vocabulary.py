@@ -34,11 +34,9 @@ Missing values (every kind)
 
 Lists written as one string
     A lone string of :data:`SPLIT_LISTS` is split at commas and semicolons (full-width
-    too), bars, bullets and line breaks outside brackets (``'BTC, ETH, and Fiat'``), a part
-    of :data:`CONTINUATIONS` or making a name of :data:`COMMA_NAMES` kept with the one
-    before (``'Korea, Republic of'``), then at ``/ + & and`` where no name of
-    :data:`AND_NAMES` is cut (in doubt: one item and a row). An item of a list of
-    :data:`SPLIT_ITEMS` is split so too; :data:`SPLIT_URLS` are split between URLs.
+    too), bars, bullets and line breaks outside brackets (``'BTC, ETH, and Fiat'``), then
+    at ``/ + & and`` where no name is cut (the names: :mod:`icoframes.placenames`). An item
+    of a list of :data:`SPLIT_ITEMS` is split so too; :data:`SPLIT_URLS` are split between URLs.
 
 Units and currencies
     :data:`UNIT_ALIASES`: canonical code -> spellings, and :data:`TOKEN_NAMES`, the common
@@ -67,12 +65,9 @@ from typing import Final
 
 __all__ = [
     "ACCEPTING_WORDS",
-    "AND_NAMES",
     "APPROXIMATION_WORDS",
     "CAPITALS_ONLY",
     "CENTS",
-    "COMMA_NAMES",
-    "CONTINUATIONS",
     "DATA_UNIT_SPELLINGS",
     "FALSE_WORDS",
     "FIAT_CODES",
@@ -139,34 +134,6 @@ SPLIT_LISTS: Final = frozenset({"accepting", "restricted_areas"})
 SPLIT_ITEMS: Final = frozenset({"accepting"})
 #: List columns of URLs, where a lone string is split between its URLs.
 SPLIT_URLS: Final = frozenset({"markets"})
-#: A split part that is one of these and nothing more names nothing: it ends the name before it
-#: (``'Korea, Republic of'``, ``'Bahamas, The'``); ``'The Netherlands'`` is an item of its own.
-CONTINUATIONS: Final = (
-    "the", "republic of", "republic of the", "the republic of", "islamic republic of",
-    "democratic republic of", "democratic republic of the", "the democratic republic of the",
-    "people's republic of", "democratic people's republic of", "united republic of",
-    "federated states of", "plurinational state of", "bolivarian republic of", "state of",
-    "province of china", "the former yugoslav republic of", "former yugoslav republic of",
-    "sar", "s.a.r.", "rep.", "rep", "dem. rep.", "dem. people's rep.", "islamic rep.",
-    "arab rep.", "fed. sts.", "north", "south")
-#: Names with a comma whose second part could name a place: joined only to make one of these
-#: (``'Virgin Islands, U.S.'``; ``'China, U.S.'`` is two). Matched as :data:`AND_NAMES`.
-COMMA_NAMES: Final = frozenset({
-    "virgin islands, u.s.", "virgin islands, british", "bonaire, sint eustatius and saba",
-    "bonaire, saint eustatius and saba", "saint helena, ascension and tristan da cunha",
-    "hong kong sar, china", "macao sar, china", "macau sar, china", "venezuela, rb"})
-#: Names holding ``and``/``&``, never split there; a half of one left alone is a doubtful split.
-#: Matched casefolded, ``&`` as ``and``, ``St.`` as ``Saint``, without accents.
-AND_NAMES: Final = frozenset({
-    "antigua and barbuda", "bosnia and herzegovina", "heard island and mcdonald islands",
-    "heard and mcdonald islands", "saint kitts and nevis", "saint pierre and miquelon",
-    "saint vincent and the grenadines", "sao tome and principe", "svalbard and jan mayen",
-    "south georgia and the south sandwich islands", "south georgia and south sandwich islands",
-    "svalbard and jan mayen islands", "trinidad and tobago", "turks and caicos islands",
-    "turks and caicos", "wallis and futuna", "wallis and futuna islands", "ashmore and cartier "
-    "islands", "sint eustatius and saba", "saint eustatius and saba", "great britain and "
-    "northern ireland", "ascension and tristan da cunha",
-    "united kingdom of great britain and northern ireland"})
 
 #: Canonical unit code -> spellings meaning it (casefolded, stripped, spaces collapsed).
 #: ``USDT`` is a token, not the dollar: it has its own code. ``FIAT`` is how

@@ -124,8 +124,9 @@ def test_a_count_that_overstates_costs_what_it_costs_with_total_pages_read(confi
 
 def test_a_load_of_profiles_gets_the_rows_of_such_a_page(configure):
     asked: Counter[int] = Counter()
-    profile = (lambda h: json_reply({"error": None, "data": {
-        "id": (i := int(h.request_json()["id"])), "main": {"name": f"P{i}"}}})(h))
+    def profile(h):
+        i = int(h.request_json()["id"])
+        return json_reply({"error": None, "data": {"id": i, "main": {"name": f"P{i}"}}})(h)
     with HostileServer({LIST: _pages(20, 10**9, asked), PROFILE: profile}) as srv:
         configure(srv)
         icos = icoframes.load_icos(status="past", progress=False)  # (was BadResponse, no row)

@@ -18,7 +18,7 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from icoframes import describe_features, reasons, schema, vocabulary
+from icoframes import describe_features, placenames, reasons, schema, vocabulary
 from icoframes.config import SETTINGS
 from icoframes.metadata import unreadable
 
@@ -161,9 +161,10 @@ class Vocabulary(_Declared):
              "ideographic too) ``|`` ``•`` and line breaks outside brackets, then at ``/`` "
              "``+`` ``&`` ``and`` where no name is cut (in doubt: one item and a row)",
              ", ".join(f"``{name}``" for name in sorted(v.SPLIT_LISTS))
-             + "; a part that is " + _words(v.CONTINUATIONS) + " stays with the one before, "
-             "and so do two parts making " + _words(v.COMMA_NAMES) + "; never split: "
-             + _words(v.AND_NAMES)],
+             + "; a part that is " + _words(placenames.CONTINUATIONS)
+             + " stays with the one before, "
+             "and so do two parts making " + _words(placenames.COMMA_NAMES) + "; never split: "
+             + _words(placenames.AND_NAMES)],
             ["lone string in a list of URLs", "split between URLs",
              ", ".join(f"``{name}``" for name in sorted(v.SPLIT_URLS))],
             ["item of a list of tickers", "split at ``,`` and ``;``, as a lone string",

@@ -6,11 +6,11 @@ sent as one string is split
 - at a comma or a semicolon, ASCII, full-width or ideographic (``,;，、；﹐﹑﹔``), a bar, a
   bullet or a line break, never inside brackets (``"Fiat (USD, EUR), BTC"`` is two items);
   a leading ``and``/``&`` of a part is dropped. A part that names nothing by itself
-  (:data:`~icoframes.vocabulary.CONTINUATIONS`: ``"Korea, Republic of"``) or that makes one
-  name with the part before (:data:`~icoframes.vocabulary.COMMA_NAMES`: ``"Virgin Islands,
+  (:data:`~icoframes.placenames.CONTINUATIONS`: ``"Korea, Republic of"``) or that makes one
+  name with the part before (:data:`~icoframes.placenames.COMMA_NAMES`: ``"Virgin Islands,
   U.S."``) stays joined to it;
 - then at ``/``, ``+``, ``&`` and ``and`` where no name is cut: ``"USA and China"`` is two,
-  ``"Trinidad and Tobago"`` one (:data:`~icoframes.vocabulary.AND_NAMES`). Where a split is
+  ``"Trinidad and Tobago"`` one (:data:`~icoframes.placenames.AND_NAMES`). Where a split is
   doubtful (a half of such a name left alone, ``"Bosnia/Herzegovina"``; a part of
   ``restricted_areas`` not starting with a capital, ``"US citizens and residents"``; in
   ``accepting``, a part that is no currency or token known, ``"Visa and Mastercard"``), the
@@ -29,15 +29,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from ..vocabulary import (
-    ACCEPTING_WORDS,
-    AND_NAMES,
-    COMMA_NAMES,
-    CONTINUATIONS,
-    SPLIT_ITEMS,
-    SPLIT_URLS,
-    fold,
-)
+from ..placenames import AND_NAMES, COMMA_NAMES, CONTINUATIONS
+from ..vocabulary import ACCEPTING_WORDS, SPLIT_ITEMS, SPLIT_URLS, fold
 from .base import MARKER_SPELLINGS, Unread
 from .scales import KNOWN_UNITS, canonical_unit
 
