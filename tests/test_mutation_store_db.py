@@ -29,12 +29,12 @@ from icoframes.store.db import (
     BUSY_SECONDS,
     LEASE,
     Database,
-    check_cache_dir,
     disk_full,
     from_ms,
     ms,
     open_database,
 )
+from icoframes.store.folders import check_cache_dir
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS t (k INTEGER PRIMARY KEY, v TEXT);"
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)

@@ -36,7 +36,8 @@ import pytest
 from waiting import HANG_GUARD
 
 from icoframes.errors import CacheError, CacheWarning
-from icoframes.store.db import Database, check_cache_dir, disk_full, open_database
+from icoframes.store.db import Database, disk_full, open_database
+from icoframes.store.folders import check_cache_dir
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS t (k INTEGER PRIMARY KEY, v TEXT);"
 

@@ -21,8 +21,8 @@ from test_safety import _fill, _small_disk
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
-from icoframes.store.db import CacheFolderRefused, Database
-from icoframes.store.folders import check_cache_dir
+from icoframes.store.db import Database
+from icoframes.store.folders import CacheFolderRefused, check_cache_dir
 
 NARROWER = {"status": "past", "category": "Finance"}  # answered from the cached past list
 

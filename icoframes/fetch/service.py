@@ -26,7 +26,8 @@ from ..files import cleared, not_a_folder, removed_meanwhile
 from ..store.cache import WRITE_PROBE, Cache
 from ..store.claims import Claims
 from ..store.connections import check_open_files
-from ..store.db import check_cache_dir, disk_full
+from ..store.db import disk_full
+from ..store.folders import check_cache_dir
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
 from .pool import held_request

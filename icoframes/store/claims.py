@@ -11,6 +11,7 @@ did), which tells another process which lists that crawl kept since it claimed.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -72,14 +73,15 @@ if hasattr(os, "register_at_fork"):  # (not on Windows: no fork)
     os.register_at_fork(after_in_child=_new_prefix)
 
 
-def _holds(owner: str, pid: int, host: str, alive: dict[tuple[int, str], bool]) -> bool:
-    """Whether the crawl ``owner`` of ``pid`` on ``host``, its lease not over, holds its
-    claims (``alive``: each process's liveness, read once per call)."""
-    if (pid, host) == (os.getpid(), _HOST) and owner.startswith(_PREFIX):
-        return owner in _OPEN
-    if (pid, host) not in alive:
-        alive[(pid, host)] = _alive(pid, host)
-    return alive[(pid, host)]
+def _live(rows: Iterable[Any], now: float, lease: float) -> list[Any]:
+    """The claims ``rows`` (id, owner, pid, host, expires) a live crawl holds: its lease not
+    over (nor more than two ahead), its process alive (each asked once per call), or this
+    process's crawl not closed."""
+    alive = functools.cache(_alive)
+    return [(i, owner, pid, host, expires) for i, owner, pid, host, expires in rows
+            if now < expires <= now + 2 * lease and (
+                owner in _OPEN if (pid, host) == (os.getpid(), _HOST) and owner.startswith(_PREFIX)
+                else alive(pid, host))]
 
 
 def held_now(db: Database, ids: Iterable[int]) -> dict[int, float | None]:
@@ -89,7 +91,7 @@ def held_now(db: Database, ids: Iterable[int]) -> dict[int, float | None]:
     listed, now = json.dumps(sorted({int(i) for i in ids})), time.time()
     with db.read() as conn:
         rows = [] if conn is None else conn.execute(
-            f"SELECT id, owner, pid, host FROM claims WHERE {IDS_IN} AND expires > ? "
+            f"SELECT id, owner, pid, host, expires FROM claims WHERE {IDS_IN} AND expires > ? "
             "AND expires <= ?", (listed, now, now + 2 * LEASE)).fetchall()
         at: dict[tuple[int, str], float] = {}
         try:  # (no such table: no crawl of this version claimed in this cache yet)
@@ -98,9 +100,7 @@ def held_now(db: Database, ids: Iterable[int]) -> dict[int, float | None]:
                     f"SELECT id, owner, at FROM claimed WHERE {IDS_IN}", (listed,))}
         except sqlite3.OperationalError:
             pass
-    alive: dict[tuple[int, str], bool] = {}
-    return {i: at.get((i, owner)) for i, owner, pid, host in rows
-            if _holds(owner, pid, host, alive)}
+    return {i: at.get((i, owner)) for i, owner, *_ in _live(rows, now, LEASE)}
 
 
 class Claims:
@@ -168,9 +168,7 @@ class Claims:
                 f"SELECT id FROM profiles WHERE {IDS_IN} AND version > ?", (listed, arrived_since))}
             others = conn.execute(f"SELECT id, owner, pid, host, expires FROM claims WHERE "
                                   f"{IDS_IN} AND owner != ?", (listed, self.token)).fetchall()
-            alive: dict[tuple[int, str], bool] = {}
-            taken = {i for i, owner, pid, host, expires in others if now < expires <= now + 2 *
-                     self.lease and _holds(owner, pid, host, alive)}
+            taken = {row[0] for row in _live(others, now, self.lease)}
             mine = [i for i in wanted if i not in arrived and i not in taken]
             # another crawl's row, not taken: its claim lapsed (no row: released, or none)
             self.lapsed = {row[0] for row in others} - taken - arrived

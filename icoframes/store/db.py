@@ -25,11 +25,10 @@ from weakref import WeakValueDictionary
 from ..errors import CacheError, CacheWarning, warn
 from ..files import cleared_or
 from . import connections
-from .folders import CacheFolderRefused, check_cache_dir, checked_folders
+from .folders import checked_folders
 
 __all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "SYNC_SECONDS",
-           "CacheFolderRefused", "Database", "InDatabase", "Undecodable", "check_cache_dir",
-           "disk_full", "from_ms", "ms", "open_database"]
+           "Database", "InDatabase", "Undecodable", "disk_full", "from_ms", "ms", "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
