@@ -77,8 +77,7 @@ def parser_fingerprint() -> str:
     >>> len(parser_fingerprint())
     16
     """
-    spec = [[(t.name, [(c.name, c.kind) for c in t.columns]) for t in (*TABLES.values(),
-                                                                      PROBLEMS)],
+    spec = [[(t.name, [(c.name, c.kind) for c in t.columns]) for t in _SCHEMAS.values()],
             rules.PARSER_VERSION, _parse_sources(), _source(holds_a_section),
             _source(_tidy_batch), repr(EMPTY_SECTION), list(PROFILE_SECTIONS)]
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:16]
@@ -331,8 +330,7 @@ def _described(tables: Tables) -> Tables:
     """``tables`` with their column descriptions, as :func:`~icoframes.tablefiles.read_table`
     gives them."""
     for name in tables:
-        if name in _SCHEMAS:
-            describe_columns(tables[name], _SCHEMAS[name].arrow_schema())
+        describe_columns(tables[name], _SCHEMAS[name].arrow_schema())
     return tables
 
 
