@@ -20,6 +20,7 @@ from icoframes import sandbox
 from icoframes.errors import CacheError, ConfigError
 from icoframes.fetch import service
 from icoframes.store import db
+from icoframes.store.connections import close_idle
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +66,7 @@ def test_a_clear_between_finding_the_folder_and_probing_it_is_said(cfg, monkeypa
 def test_a_clear_between_finding_the_database_and_opening_it_is_said(cfg, monkeypatch):
     icoframes.load_icos(status="past", progress=False)
     # the offline load opens the database as another process would: anew
-    db.Database.close_under(Path(icoframes.cache_info().path))
+    close_idle(Path(icoframes.cache_info().path), wait=True)
     # a read opens the cache's database "rw" first (it found the file): the clear then
     cleared = _clear_once_before(monkeypatch, db.Database, "_open_writable", lambda _, uri: (
         "cache.sqlite3" in uri and uri.endswith("&mode=rw")))

@@ -344,13 +344,13 @@ def test_prune_with_an_age_longer_than_the_epoch_removes_nothing_old(tmp_path):
 def test_what_cannot_be_removed_in_a_read_only_folder_is_reported_and_the_rest_goes(tmp_path):
     from test_housekeeping import _read_only
 
-    from icoframes.store.db import Database
+    from icoframes.store.connections import close_idle
 
     used = Cache(tmp_path, "used")  # a database, used now: pruning drops its old lists
     with time_machine.travel(NOW - 40 * DAY, tick=False):
         used.write_filters({"platform": []}, filters_frame({"platform": []}))
     _file(used.dir / USED_MARK, 0, dt.timedelta(0))
-    Database.close_under(used.dir)
+    close_idle(used.dir, wait=True)
     reasons = {os.strerror(e) for e in (errno.EROFS, errno.EACCES, errno.EBUSY,
                                         errno.ENOTEMPTY, errno.EPERM)}
     with _read_only(used.dir):
@@ -374,7 +374,7 @@ def test_what_cannot_be_removed_in_a_read_only_folder_is_reported_and_the_rest_g
                 str(used.dir), *(str(p) for p in used.dir.iterdir() if p.name != LOCK_NAME)}
             assert all(entry["reason"] in reasons for entry in report.skipped)
         finally:
-            Database.close_under(used.dir)
+            close_idle(used.dir, wait=True)
 
 
 def test_a_folder_last_used_just_after_the_epoch_is_no_older_than_the_longest_age(tmp_path):

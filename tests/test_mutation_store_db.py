@@ -25,6 +25,7 @@ import pytest
 from waiting import HANG_GUARD
 
 from icoframes.errors import CacheError, CacheWarning
+from icoframes.store.connections import close_idle
 from icoframes.store.db import (
     BUSY_SECONDS,
     LEASE,
@@ -209,13 +210,13 @@ def test_a_database_replaced_or_removed_is_opened_again(tmp_path):
     assert db.rows("SELECT k, v FROM t") == [(7, "new")]
 
 
-def test_close_under_closes_the_databases_in_a_folder_only(tmp_path):
+def test_close_idle_waiting_closes_the_databases_in_a_folder_only(tmp_path):
     inside = Database.at(tmp_path / "a" / "x.sqlite3", SCHEMA)
     outside = Database.at(tmp_path / "b" / "x.sqlite3", SCHEMA)
     for db in (inside, outside):
         db.path.parent.mkdir()
         db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
-    Database.close_under(tmp_path / "a")
+    close_idle(tmp_path / "a", wait=True)
     assert inside._conn is None and outside._conn is not None
     assert inside.rows("SELECT v FROM t") == [("a",)]
 

@@ -36,6 +36,7 @@ import pytest
 from waiting import HANG_GUARD
 
 from icoframes.errors import CacheError, CacheWarning
+from icoframes.store.connections import close_idle
 from icoframes.store.db import Database, disk_full, open_database
 from icoframes.store.folders import check_cache_dir
 
@@ -462,7 +463,7 @@ def test_a_folder_removed_under_a_database_is_made_again_by_the_next_write(tmp_p
     db = open_database(root, root / "svc" / "data.sqlite3", SCHEMA, write=True)
     assert db is not None
     db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
-    Database.close_under(root / "svc")
+    close_idle(root / "svc", wait=True)
     shutil.rmtree(root / "svc")  # as clear_cache does
     try:
         assert db.rows("SELECT v FROM t") == []  # a read makes nothing

@@ -31,6 +31,7 @@ from test_housekeeping import _read_only
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
+from icoframes.store.connections import close_idle
 from icoframes.store.db import Database
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS t (k INTEGER PRIMARY KEY, v TEXT);"
@@ -183,7 +184,7 @@ def test_an_empty_cache_file_in_a_read_only_cache_dir_is_an_empty_cache(tmp_path
         try:
             icoframes.load_icos(status="past", progress=False)
             folder = cache / sb.service_name
-            Database.close_under(folder)
+            close_idle(folder, wait=True)
             for side in ("-wal", "-shm"):
                 (folder / f"cache.sqlite3{side}").unlink(missing_ok=True)
             (folder / "cache.sqlite3").write_bytes(b"")
@@ -191,7 +192,7 @@ def test_an_empty_cache_file_in_a_read_only_cache_dir_is_an_empty_cache(tmp_path
                 try:
                     info = icoframes.cache_info()
                 finally:
-                    Database.close_under(cache)
+                    close_idle(cache, wait=True)
             assert (info.profiles, info.list_queries) == (0, 0)
         finally:
             icoframes.reset_configuration()

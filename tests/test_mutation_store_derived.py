@@ -207,19 +207,19 @@ def test_a_table_the_state_has_no_version_of_is_rebuilt_not_updated(tmp_path, ra
 def test_stale_tables_of_a_read_only_cache_are_rebuilt_in_memory(tmp_path, raws):
     from test_housekeeping import _read_only
 
-    from icoframes.store.db import Database
+    from icoframes.store.connections import close_idle
 
     cache = Cache(tmp_path, URL)
     _record(cache, raws[:3])
     DerivedTables(cache).tables()
     _record(cache, raws[3:])
-    Database.close_under(cache.dir)
+    close_idle(cache.dir, wait=True)
     kept = sorted(p.name for p in cache.tables_dir.iterdir())
     with _read_only(cache.dir):
         try:
             names = _names(DerivedTables(cache))
         finally:
-            Database.close_under(cache.dir)
+            close_idle(cache.dir, wait=True)
     assert sorted(names) == sorted(int(r["id"]) for r in raws)
     assert sorted(p.name for p in cache.tables_dir.iterdir()) == kept
 

@@ -30,7 +30,7 @@ from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
 from icoframes.parse import profiles
 from icoframes.store.cache import Cache, ProfileRecord
-from icoframes.store.db import Database
+from icoframes.store.connections import close_idle
 from icoframes.store.derived import DerivedTables, _concat
 
 
@@ -147,14 +147,14 @@ def test_a_fifo_among_the_table_files_of_a_read_only_cache_is_said_and_left(tmp_
     _tamper(cache)
     fifo = cache.tables_dir / "planted.parquet"
     os.mkfifo(fifo)
-    Database.close_under(cache.dir)
+    close_idle(cache.dir, wait=True)
     with _read_only(cache.dir):
         try:
             with pytest.warns(CacheWarning, match=r"planted.parquet is not a plain file or "
                                                   r"folder; it is removed"):
                 icos = DerivedTables(cache).table("icos")
         finally:
-            Database.close_under(cache.dir)
+            close_idle(cache.dir, wait=True)
     assert _names(icos) == {int(r["id"]): r["main"]["name"] for r in raws}  # in memory
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # could not be removed: never opened
 
@@ -178,7 +178,7 @@ def test_a_first_build_that_meets_a_copy_not_json_quarantines_it_and_keeps_its_s
     torn = int(raws[2]["id"])
     with contextlib.closing(sqlite3.connect(cache.path)) as conn, conn:
         conn.execute("UPDATE profiles SET raw = '{\"id\": 1, torn' WHERE id = ?", (torn,))
-    Database.close_under(cache.dir)
+    close_idle(cache.dir, wait=True)
     derived = DerivedTables(cache)
     with pytest.warns(CacheWarning) as warned:
         icos = derived.table("icos")

@@ -129,9 +129,10 @@ def test_a_ledger_another_process_holds_locked_is_waited_for_once_by_the_booking
     booked while the lock is held, and goes out once it is released."""
     from icoframes.fetch.stops import Booking
     from icoframes.store import db
+    from icoframes.store.connections import close_idle
 
     icoframes.load_list(status="past", progress=False)  # the ledger and the filter set made
-    db.Database.close_under(tmp_path / "cache")  # reopened with the wait below
+    close_idle(tmp_path / "cache", wait=True)  # reopened with the wait below
     monkeypatch.setattr(db, "BUSY_SECONDS", 2 * HANG_GUARD)  # a wait outlasts the guard
     booking, held = threading.Event(), threading.Event()
     take = Booking.take

@@ -38,7 +38,8 @@ import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning, QuotaWarning
 from icoframes.store.cache import DB_NAME, Cache
-from icoframes.store.db import LEASE, Database
+from icoframes.store.connections import close_idle
+from icoframes.store.db import LEASE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -347,7 +348,7 @@ def _remove(cache: Path) -> None:
     """The whole cache dir, ledgers included, and this process's connections to it."""
     icoframes.reset_configuration()
     shutil.rmtree(cache)
-    Database.close_under(cache)
+    close_idle(cache, wait=True)
 
 
 def _where(exc: CacheError) -> str:

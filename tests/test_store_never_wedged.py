@@ -21,7 +21,7 @@ from test_safety import _fill, _small_disk
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
-from icoframes.store.db import Database
+from icoframes.store.connections import close_idle
 from icoframes.store.folders import CacheFolderRefused, check_cache_dir
 
 NARROWER = {"status": "past", "category": "Finance"}  # answered from the cached past list
@@ -103,7 +103,7 @@ def test_a_change_counter_gone_is_repaired_not_counted_again_from_0(cfg, tmp_pat
     with sqlite3.connect(db) as conn:
         conn.execute(damage)
         top = conn.execute("SELECT max(version) FROM profiles").fetchone()[0]
-    Database.close_under(tmp_path / "cache")  # opened again, as by the next process
+    close_idle(tmp_path / "cache", wait=True)  # opened again, as by the next process
     got, said, sent = _load(cfg, status="past", refresh="all")
     assert sorted(got) == ids and sent["ico"] == len(ids)  # every stored copy is planned
     assert len(said) == 1 and "the change counter" in said[0], said
@@ -127,7 +127,7 @@ def test_a_warm_cache_on_a_full_disk_serves_and_a_write_says_the_disk_is_full(sb
         try:
             ids = icoframes.load_icos(status="past", progress=False)["id"].tolist()
             icoframes.load_icos(status="past", progress=False)  # the tables up to date
-            Database.close_under(disk / "cache")  # the log and its index removed on closing
+            close_idle(disk / "cache", wait=True)  # the log and its index removed on closing
             assert not list((disk / "cache").rglob("*-shm"))
             filler = _fill(disk, 0)
             got, said, sent = _load(sb, status="past", offline=True)
@@ -140,7 +140,7 @@ def test_a_warm_cache_on_a_full_disk_serves_and_a_write_says_the_disk_is_full(sb
             assert _load(sb, status="ongoing")[2]["icos"] > 0  # usable once space returns
         finally:
             icoframes.reset_configuration()
-            Database.close_under(disk / "cache")
+            close_idle(disk / "cache", wait=True)
 
 
 def test_a_cache_dir_that_is_another_users_link_is_refused(cfg, tmp_path):

@@ -34,7 +34,8 @@ from ..files import locked, utcnow
 from ..numerals import did_you_mean_flag
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
-from ..store.db import LEASE, Database, from_ms
+from ..store.connections import close_idle
+from ..store.db import LEASE, from_ms
 from ..store.folders import MAKING, CacheFolderRefused, check_cache_dir, check_folder, unheld
 from ..store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 from .entries import (
@@ -260,7 +261,7 @@ def _remove_folder(folder: Path, report: CacheReport, *,
                     if exc.errno != errno.ENOTEMPTY or attempt == _CLEAR_TRIES - 1:
                         raise OSError(exc.errno, _WRITTEN if exc.errno == errno.ENOTEMPTY
                                       else exc.strerror) from None
-        Database.close_under(folder)  # what this process held open goes too
+        close_idle(folder, wait=True)  # what this process held open goes too
         for child in kept:  # the folder stays, with them: each entry removed is named
             report._skip(child, _NOT_OURS)
         if not kept:
@@ -349,7 +350,7 @@ def _forget(ledger: QuotaLedger, service: str, report: CacheReport) -> None:
     else:
         report.notes.append(f"no request count of this key for {service} in {ledger.root}: "
                             "nothing forgotten")
-    Database.close_under(ledger.path)  # (the folder may go next, as tests' do)
+    close_idle(ledger.path, wait=True)  # (the folder may go next, as tests' do)
 
 
 def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.timedelta,
@@ -379,7 +380,7 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
     if ledgers_before is not None:
         ledgers = QuotaLedger(root, "")
         report.removed += [f"{ledgers.path}#{key}" for key in ledgers.forget_unused(ledgers_before)]
-        Database.close_under(ledgers.path)
+        close_idle(ledgers.path, wait=True)
     for path in other:
         report._skip(path, _LINK if path.is_symlink() else _OTHER)
     return report

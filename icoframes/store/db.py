@@ -148,11 +148,6 @@ class Database:
                 db = cls._open[key] = cls(path, schema)
             return db
 
-    @staticmethod
-    def close_under(folder: Path) -> None:
-        """Close this process's connections to databases under ``folder`` (being removed)."""
-        connections.close_idle(folder, wait=True)
-
     def __init__(self, path: Path, schema: str) -> None:
         self.path = Path(path)  # <cache dir>/<folder>/<file>
         self._schema = schema
