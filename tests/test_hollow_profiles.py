@@ -215,7 +215,7 @@ def _state():
     return path
 
 
-def test_a_hollow_copy_found_after_a_parser_change_is_asked_by_the_next_load(
+def test_a_hollow_copy_found_after_a_parser_change_is_fetched_by_the_same_load(
         configure, quick_retries, monkeypatch):
     with HostileServer({LIST: paged_list(3), PROFILE: _served({})}) as srv:
         configure(srv, max_workers=1)
@@ -227,20 +227,16 @@ def test_a_hollow_copy_found_after_a_parser_change_is_asked_by_the_next_load(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             first = icoframes.load_tables(status="past", progress=False)
-        assert {w.category for w in caught} == {CacheWarning, IncompleteWarning}
-        # every table tidied once, at the end (was: icos before planning, then all again)
-        assert work == [("_rebuild", sorted(STATE_TABLES))]
-        assert srv.hits[PROFILE] == sent and sorted(first.icos["id"]) == [1, 3]
-        (missing,) = first.report.missing
-        assert missing.id == 2 and missing.state == "not_fetched"
-        assert missing.reason == ("its stored copy was set aside (holds none of its sections); "
-                                  "the next online load fetches it again")
+        assert {w.category for w in caught} == {CacheWarning}
+        # every table the state held tidied once, before planning (it found the copy), then
+        # brought up to date with the copy fetched again (was: left out until the next load)
+        assert work[0] == ("_rebuild", sorted(STATE_TABLES)), work
+        assert all(name == "_update" for name, _ in work[1:]), work
+        assert srv.hits[PROFILE] == sent + 1 and first.report.complete
+        assert first.icos.set_index("id").loc[2, "name"] == "P2"
         work.clear()
         second = icoframes.load_tables(status="past", progress=False)
-        assert srv.hits[PROFILE] == sent + 1 and second.report.complete
-        assert second.icos.set_index("id").loc[2, "name"] == "P2"
-        # the set-aside kept the tables' state: brought up to date, none rebuilt (was: all)
-        assert work and all(name == "_update" for name, _ in work), work
+        assert srv.hits[PROFILE] == sent + 1 and second.report.complete and work == []
 
 
 def test_a_hollow_copy_set_aside_before_planning_rebuilds_the_tables_once(

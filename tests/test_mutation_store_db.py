@@ -183,8 +183,8 @@ def test_a_failing_block_rolls_its_transaction_back(tmp_path):
 def test_a_failing_statement_is_a_cache_error_naming_the_file(tmp_path):
     db = _db(tmp_path)
     with pytest.raises(CacheError) as caught:
-        db.rows("SELECT missing FROM t")
-    assert str(caught.value).startswith(f"the cache database {db.path} failed: no such column")
+        db.rows("SELECT missing()")  # (a column missing is another layout: said so)
+    assert str(caught.value).startswith(f"the cache database {db.path} failed: no such function")
     with pytest.raises(CacheError, match="failed: UNIQUE constraint"):
         db.rows("INSERT INTO t VALUES (1, 'a'), (1, 'b')", write=True)
     assert db.rows("SELECT count(*) FROM t") == [(0,)]
@@ -497,12 +497,12 @@ def test_any_error_with_less_than_a_mib_free_is_said_as_a_full_disk(tmp_path, fr
         filler = _fill(disk, free)
         try:
             with pytest.raises(CacheError) as caught:
-                db.rows("SELECT missing FROM t")
+                db.rows("SELECT missing()")
         finally:
             filler.unlink()
             db.close()
     said = str(caught.value)
-    assert said == str(disk_full(disk / "cache")) if full else "failed: no such column" in said
+    assert said == str(disk_full(disk / "cache")) if full else "failed: no such function" in said
 
 
 def test_sync_is_a_commit_under_full_on_a_connection_of_its_own_and_says_what_failed(

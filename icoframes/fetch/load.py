@@ -88,7 +88,7 @@ class Load:
             self.settings.require_credentials()  # raises ConfigError with set-up help
         self.cache = Cache(self.settings.cache_dir, self.settings.service_id or "")
         convert(self.cache)  # a cache of icoframes 0.1's layout, once
-        self.derived = DerivedTables(self.cache)
+        self.derived = DerivedTables(self.cache, offline=offline)
         self.offline = offline
         self.progress = interactive() if progress is None else bool(progress)
         self.control = LoadControl()

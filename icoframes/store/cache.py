@@ -30,7 +30,7 @@ from ..parse.lists import filters_frame, list_frame
 from ..schema import FILTERS, LIST, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .db import IDS_IN, Database, InDatabase, Undecodable, from_ms, ms
+from .db import IDS_IN, Database, InDatabase, Undecodable, from_ms, ms, other_layout
 from .folders import InUse
 from .rows import (
     DAMAGED,
@@ -400,7 +400,9 @@ class Cache(InDatabase):
                     **({} if row.get("paged_at") is None else
                        {"paged_at": from_ms(row["paged_at"])})}
             return Stored(table, from_ms(row["fetched_at"]), meta, text)
-        except (ValueError, TypeError, AttributeError, Undecodable) as exc:
+        except KeyError as exc:  # (a column gone: the next write would fail too)
+            raise other_layout(self.path, f"no column {exc}") from None
+        except (ValueError, TypeError, AttributeError, OverflowError, Undecodable) as exc:
             with self.write() as conn:
                 conn.execute("DELETE FROM lists WHERE key = ?", (key,))
             warn(f"icoframes cache: the stored {schema.name} answer {key} is unreadable "

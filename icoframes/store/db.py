@@ -28,7 +28,8 @@ from . import connections
 from .folders import checked_folders
 
 __all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "SYNC_SECONDS",
-           "Database", "InDatabase", "Undecodable", "disk_full", "from_ms", "ms", "open_database"]
+           "Database", "InDatabase", "Undecodable", "disk_full", "from_ms", "ms", "open_database",
+           "other_layout"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
@@ -67,6 +68,14 @@ def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheErro
     """A full disk: where, what was not kept, what to do."""
     return CacheError(f"the disk holding the cache {folder} is full: {lost}. What was kept "
                       "before is whole; free some space and call again to go on.")
+
+
+def other_layout(path: Path, what: str) -> CacheError:
+    """A table of the database ``path`` not laid out as this version writes it (``what``)."""
+    return CacheError(f"the cache database {path} is not laid out as this version of "
+                      f"icoframes writes it ({what}): another program changed it. Clear the "
+                      "cache (`icoframes cache clear`, or icoframes.clear_cache()); what it "
+                      "held is fetched again")
 
 
 class Undecodable(CacheError):
@@ -388,6 +397,8 @@ class Database:
             if _error(exc, "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"):
                 raise CacheError(f"the cache {self.path} cannot be written ({exc}); use "
                                  "offline=True or a writable cache_dir") from None
+            if "no such column" in str(exc) or "has no column named" in str(exc):
+                raise other_layout(self.path, str(exc)) from None
             if str(exc).startswith("Could not decode to UTF-8"):  # (Python's, not SQLite's)
                 raise Undecodable(f"the cache database {self.path}: {exc}") from None
             raise CacheError(f"the cache database {self.path} failed: {exc}") from exc

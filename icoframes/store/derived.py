@@ -86,8 +86,8 @@ def parser_fingerprint() -> str:
 class DerivedTables:
     """The tidy tables of every profile in ``cache``, kept in step with it."""
 
-    def __init__(self, cache: Cache) -> None:
-        self.cache = cache
+    def __init__(self, cache: Cache, *, offline: bool = False) -> None:
+        self.cache, self.offline = cache, offline  # offline: tables not kept on a full disk
         self.dir = cache.tables_dir
         self._state_path = self.dir / STATE_NAME
         self._decoded: dict[int, tuple[int, Any]] = {}  # id -> (version, decoded profile)
@@ -117,15 +117,18 @@ class DerivedTables:
         """Bring ``icos`` up to date with the store, as a load of profiles does before it
         plans: a stored copy that is no profile (its text does not decode, or it holds none
         of its sections) is set aside then (:meth:`~.cache.Cache.quarantine`), so that the
-        load fetches it again. Not when every table is to be rebuilt (a new parser: the
-        load's own reading sets such a copy aside), nor where the cache cannot be written
-        (the tables are not kept there: they would be rebuilt twice)."""
+        load fetches it again: also when the tables are rebuilt (a new parser), then those
+        the state names (read again at the load's end). Not where the cache cannot be
+        written (the tables are not kept there: they would be built twice)."""
         if not os.access(self.cache.dir, os.W_OK) or not self.cache.path.exists():
             return
-        with self.cache.snapshot() as snap:  # (no lock: a rebuild elsewhere is not waited
-            if self._versions(snap, fix=False) is None:  # for; its state is written whole)
-                return
-        self._get(("icos",), lambda: None)
+        names: tuple[str, ...] = ("icos",)
+        with self.cache.snapshot() as snap:  # (no lock: a state is written whole)
+            if self._versions(snap, fix=False) is None and self._plain_files(fix=False):
+                with contextlib.suppress(OSError, ValueError, LookupError, TypeError):
+                    state = json.loads(self._state_path.read_text())["versions"]
+                    names = (*names, *(n for n in _SCHEMAS if n in state and n != "icos"))
+        self._get(names, lambda: None)
 
     def _get(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
         """``read()`` once the tables ``names`` are up to date. A lock held by a process at
@@ -235,6 +238,8 @@ class DerivedTables:
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
         except OSError as exc:
+            if self.offline and _full(exc, self.dir) is not exc:
+                return False  # (rebuilt in memory)
             raise _full(exc, self.dir) from None
         return True
 
@@ -307,7 +312,11 @@ class DerivedTables:
                 self._keep(tables, None, names, {**kept, **dict.fromkeys(names, snap.version)},
                            removed)
             except OSError as exc:
-                raise _full(exc, self.dir) from None
+                if not self.offline or _full(exc, self.dir) is exc:
+                    raise _full(exc, self.dir) from None
+                warn(f"icoframes cache: the disk holding {self.dir} is full: the tables could "
+                     "not be kept; this offline load is answered from tables built in memory "
+                     "(kept once space returns)", CacheWarning)
         return _described(tables)
 
     def _write(self, name: str, rows: pd.DataFrame, ids: pa.Array | None = None) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -25,9 +26,9 @@ import pyarrow.compute as pc
 from ..textdtype import text_values
 from .db import IDS_IN
 
-__all__ = ["ADDED_LIST_COLUMNS", "DAMAGED", "INDEX_COLUMNS", "TIME_RANGE", "ProfileRecord",
-           "Snapshot", "add_list_columns", "damaged_profiles", "empty_index", "index_frame",
-           "keep_list", "next_version", "record_in", "repair_counter"]
+__all__ = ["ADDED_LIST_COLUMNS", "DAMAGED", "INDEX_COLUMNS", "TIME_RANGE", "VERSION_LIMIT",
+           "ProfileRecord", "Snapshot", "add_list_columns", "counter_damaged", "damaged_profiles",
+           "empty_index", "index_frame", "keep_list", "next_version", "record_in", "repair_counter"]
 
 #: The columns of ``profiles`` the profile index reads, after ``id``.
 INDEX_COLUMNS = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
@@ -40,6 +41,8 @@ _COPIES = pa.schema([pa.field(name, kind) for name, kind in (
 #: The times a row may hold (ms since the epoch): those pandas's nanosecond datetimes reach
 #: (1677-09-21 to 2262-04-11); a time outside is a damaged integer, which no clock gave.
 TIME_RANGE = (-9_223_372_036_854, 9_223_372_036_854)
+#: A version no counting reaches (one per copy kept): a row or counter at it is damaged.
+VERSION_LIMIT = 1 << 62
 #: Why :func:`damaged_profiles` names a row (said when it is set aside).
 DAMAGED = "a field not of its type or range, or text not UTF-8"
 # the declared type of each column of ``profiles`` (a NULL allowed unless said) and its text
@@ -49,6 +52,7 @@ _FIND = ("SELECT id, typeof(attempts) = 'integer' AND state IN ('fetched', 'gone
          + " AND ".join([f"typeof({c}) IN ('integer', 'null')" for c in _INTEGERS]
                         + [f"coalesce({c} BETWEEN {TIME_RANGE[0]} AND {TIME_RANGE[1]}, 1)"
                            for c in ("fetched_at", "failed_at")]
+                        + [f"coalesce(version < {VERSION_LIMIT}, 1)"]
                         + [f"typeof({c}) IN ('text', 'null')" for c in _TEXTS])
          + ", " + ", ".join(f"CAST({c} AS BLOB)" for c in _TEXTS) + " FROM profiles")
 
@@ -73,21 +77,33 @@ def damaged_profiles(conn: sqlite3.Connection, ids: Iterable[int] | None = None)
 
 
 def _readable_counter(conn: sqlite3.Connection) -> int:
-    """One more than every version (and counter value) still readable: what a damaged
-    change counter is set to."""
+    """One more than every version (and counter value) still readable and below
+    :data:`VERSION_LIMIT`: what a damaged change counter is set to."""
     return int(conn.execute(
         "SELECT coalesce(max(v), 0) + 1 FROM (SELECT max(version) AS v FROM profiles WHERE "
-        "typeof(version) = 'integer' UNION ALL SELECT value FROM meta WHERE typeof(value) = "
-        "'integer' AND key IN ('version', 'removed'))").fetchone()[0])
+        f"typeof(version) = 'integer' AND version < {VERSION_LIMIT} UNION ALL SELECT value "
+        "FROM meta WHERE typeof(value) = 'integer' AND key IN ('version', 'removed') AND "
+        f"value < {VERSION_LIMIT})").fetchone()[0])
+
+
+def counter_damaged(conn: sqlite3.Connection, meta: dict[str, int]) -> bool:
+    """Whether the change counter (``meta``: the integer values of ``meta``) is damaged:
+    gone, not an integer, below a stored version or the removal mark (a copy kept later
+    would look older), or at :data:`VERSION_LIMIT` (it could not grow)."""
+    if not {"version", "removed"} <= meta.keys():
+        return True
+    top = conn.execute("SELECT max(version) FROM profiles WHERE typeof(version) = 'integer' "
+                       f"AND version < {VERSION_LIMIT}").fetchone()[0] or 0
+    return not 0 <= meta["removed"] <= meta["version"] < VERSION_LIMIT or meta["version"] < top
 
 
 def repair_counter(conn: sqlite3.Connection) -> int | None:
-    """In the write transaction ``conn``, a damaged change counter (``meta.version`` or the
-    removal mark ``meta.removed`` not an integer, or gone) set to :func:`_readable_counter`,
-    both: the new value (None: neither was damaged, another process repaired them). The
-    derived tables are rebuilt: their state names an older removal mark."""
-    if conn.execute("SELECT count(*) FROM meta WHERE key IN ('version', 'removed') AND "
-                    "typeof(value) = 'integer'").fetchone()[0] == 2:
+    """In the write transaction ``conn``, a damaged change counter (:func:`counter_damaged`)
+    set to :func:`_readable_counter`, both: the new value (None: neither was damaged,
+    another process repaired them). The derived tables are rebuilt: their state names an
+    older removal mark."""
+    if not counter_damaged(conn, dict(conn.execute(
+            "SELECT key, value FROM meta WHERE typeof(value) = 'integer'").fetchall())):
         return None
     value = _readable_counter(conn)
     conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -112,7 +128,7 @@ class Snapshot:
         self._conn, self.skipped, self.found = conn, set(skipped), set[int]()
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE typeof(value) = 'integer'"
                                  ).fetchall()) if conn else {}
-        self.damaged = conn is not None and not {"version", "removed"} <= meta.keys()
+        self.damaged = conn is not None and counter_damaged(conn, meta)
         self.version: int = meta.get("version", 0)
         self.removed: int = meta.get("removed", 0)
         if self.damaged and conn is not None:
@@ -135,6 +151,8 @@ class Snapshot:
                 low, high = pc.min_max(table.column("fetched_at").cast(pa.int64())).values()
                 if not TIME_RANGE[0] <= (low.as_py() or 0) <= (high.as_py() or 0) <= TIME_RANGE[1]:
                     raise ValueError("a time out of range")  # (found below, by the scan)
+                if table.column("version")[-1].as_py() >= VERSION_LIMIT:  # (in version order)
+                    raise ValueError("a version out of range")
                 yield table
                 since = table.column("version")[-1].as_py()
         except (sqlite3.OperationalError, pa.ArrowException, ValueError, TypeError):
@@ -151,8 +169,11 @@ def index_frame(rows: Sequence[Any]) -> pd.DataFrame:
         {"id": "int64", "attempts": "int64", "version": "Int64"})
     for column in ("status", "summary", "state", "reason"):
         frame[column] = text_values(frame[column])
+    if (frame["version"] >= VERSION_LIMIT).any():
+        raise ValueError("a version out of range")
     for column in ("fetched_at", "failed_at"):
-        times = frame[column].astype("Int64")
+        with np.errstate(invalid="ignore"):  # (a float past int64: TypeError, said by pandas)
+            times = frame[column].astype("Int64")
         if not times.dropna().between(*TIME_RANGE).all():
             raise ValueError(f"a {column} out of range")
         frame[column] = pd.to_datetime(times, unit="ms", utc=True).astype("datetime64[ms, UTC]")
