@@ -193,7 +193,7 @@ class Cache(InDatabase):
             repaired = repair_counter(conn)
             yield conn
         if repaired is not None:
-            warn(f"icoframes cache: the change counter of {self.path} did not read; it was "
+            warn(f"icoframes cache: the change counter of {self.path} was damaged; it was "
                  f"set to {repaired} and the tables are rebuilt", CacheWarning)
 
     def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection | None]:
