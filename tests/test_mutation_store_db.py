@@ -180,6 +180,18 @@ def test_a_failing_block_rolls_its_transaction_back(tmp_path):
     assert db.rows("SELECT v FROM t") == [("a",)]
 
 
+@pytest.mark.parametrize("name", ["cache.sqlite3", "ledger.sqlite3"])
+def test_a_column_missing_says_the_layout_and_the_fix_for_that_file(tmp_path, name):
+    db = _db(tmp_path, name)
+    with pytest.raises(CacheError) as caught:
+        db.rows("SELECT missing FROM t")
+    assert str(caught.value).startswith(
+        f"the cache database {db.path} is not laid out as this version of icoframes writes it "
+        "(no such column: missing): another program changed it. ")
+    assert str(caught.value).endswith("icoframes.clear_cache()); what it held is fetched again"
+                                      if name == "cache.sqlite3" else ". Remove it")
+
+
 def test_a_failing_statement_is_a_cache_error_naming_the_file(tmp_path):
     db = _db(tmp_path)
     with pytest.raises(CacheError) as caught:

@@ -71,11 +71,12 @@ def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheErro
 
 
 def other_layout(path: Path, what: str) -> CacheError:
-    """A table of the database ``path`` not laid out as this version writes it (``what``)."""
+    """A table of the database ``path`` not laid out as this version writes it (``what``):
+    the fix named (a clear does not remove the request ledger, another database)."""
+    fix = ("Clear the cache (`icoframes cache clear`, or icoframes.clear_cache()); what it "
+           "held is fetched again" if path.name == "cache.sqlite3" else "Remove it")
     return CacheError(f"the cache database {path} is not laid out as this version of "
-                      f"icoframes writes it ({what}): another program changed it. Clear the "
-                      "cache (`icoframes cache clear`, or icoframes.clear_cache()); what it "
-                      "held is fetched again")
+                      f"icoframes writes it ({what}): another program changed it. {fix}")
 
 
 class Undecodable(CacheError):
