@@ -118,9 +118,9 @@ def test_without_statvfs_an_error_is_never_taken_for_a_full_disk(tmp_path, monke
         db.rows("SELECT 1", write=True)
         monkeypatch.delattr(os, "statvfs")
         with pytest.raises(CacheError) as caught:
-            db.rows("SELECT missing FROM t")
+            db.rows("SELECT missing()")
         assert str(caught.value).startswith(
-            f"the cache database {db.path} failed: no such column: missing")
+            f"the cache database {db.path} failed: no such function: missing")
     finally:
         db.close()
 
@@ -258,13 +258,13 @@ def test_exactly_a_mib_free_is_not_a_full_disk(tmp_path):
             usage = os.statvfs(disk)
             assert usage.f_bavail * usage.f_frsize == 1 << 20
             with pytest.raises(CacheError) as caught:
-                db.rows("SELECT missing FROM t")
+                db.rows("SELECT missing()")
         finally:
             filler.unlink()
             db.close()
     assert str(caught.value) != str(disk_full(disk / "cache"))
     assert str(caught.value).startswith(
-        f"the cache database {disk / 'cache' / 'data.sqlite3'} failed: no such column")
+        f"the cache database {disk / 'cache' / 'data.sqlite3'} failed: no such function")
 
 
 
