@@ -21,7 +21,7 @@ from test_safety import _fill, _small_disk
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
-from icoframes.store.db import Database
+from icoframes.store.connections import close_idle
 
 LIMIT = 2**63 - 1  # the largest integer SQLite keeps
 
@@ -43,7 +43,7 @@ def _filled(cache: Path) -> tuple[Path, list[int]]:
 def _damage(db: Path, sql: str) -> None:
     with sqlite3.connect(db) as conn:
         assert conn.execute(sql).rowcount >= 1
-    Database.close_under(db.parent.parent)  # opened again, as by the next process
+    close_idle(db.parent.parent, wait=True)  # opened again, as by the next process
 
 
 def _load(sb, **kwargs) -> tuple[list[int], list[str], dict[str, int]]:
@@ -111,13 +111,13 @@ def test_a_table_missing_a_column_says_how_to_clear_the_cache(cfg, tmp_path, sql
     db, _ = _filled(tmp_path / "cache")
     with sqlite3.connect(db) as conn:
         conn.execute(sql)
-    Database.close_under(tmp_path / "cache")
+    close_idle(tmp_path / "cache", wait=True)
     with pytest.raises(CacheError) as caught:
         icoframes.load_icos(status="past", progress=False)
     assert f"the cache database {db} is not laid out as this version" in str(caught.value)
     assert "`icoframes cache clear`, or icoframes.clear_cache()" in str(caught.value)
     icoframes.clear_cache()
-    Database.close_under(tmp_path / "cache")
+    close_idle(tmp_path / "cache", wait=True)
     assert len(_load(cfg)[0]) > 5
 
 
@@ -148,7 +148,7 @@ def test_an_offline_load_on_a_full_disk_is_answered_from_tables_built_in_memory(
         try:
             db, ids = _filled(disk / "cache")
             shutil.rmtree(db.parent / "tables")  # to be built again: no room to keep them
-            Database.close_under(disk / "cache")
+            close_idle(disk / "cache", wait=True)
             filler = _fill(disk, 0)
             got, said, sent = _load(sb, offline=True)
             assert got == ids and sent == {"icos": 0, "ico": 0}
@@ -160,5 +160,5 @@ def test_an_offline_load_on_a_full_disk_is_answered_from_tables_built_in_memory(
             assert _load(sb, offline=True)[1:] == ([], {"icos": 0, "ico": 0})
             assert (db.parent / "tables" / "icos.parquet").exists()
         finally:
-            Database.close_under(disk / "cache")
+            close_idle(disk / "cache", wait=True)
             icoframes.reset_configuration()
