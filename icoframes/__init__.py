@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import features
 from ._version import __version__
+from .ages import Age
 from .api.params import ListFilters, SortKey, Status
 from .cachedir.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .config import Settings, configure, get_settings, reset_configuration
@@ -111,6 +112,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "APIError",
+    "Age",
     "AuthError",
     "BadResponse",
     "CacheDirInfo",

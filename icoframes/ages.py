@@ -17,7 +17,7 @@ import math
 import numbers
 import re
 import warnings
-from typing import Final
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -25,11 +25,17 @@ import pandas as pd
 from .joinedlists import joined_parts
 from .numerals import TOO_MANY_SECONDS, did_you_mean_number, meant_number, number_text
 
-__all__ = ["AGE_FORMS", "LEAST_AGE", "age_hint", "as_age", "days_meant", "duration_text",
+__all__ = ["AGE_FORMS", "LEAST_AGE", "Age", "age_hint", "as_age", "days_meant", "duration_text",
            "durations_meant", "numpy_duration", "seconds_of", "seconds_under_a_day"]
 
 #: What an age argument takes, as its refusals say it.
 AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', seconds"
+#: The type of every age argument (``max_age``, ``profile_max_age``, ``older_than``,
+#: ``rate_max_age``): a timedelta (a :class:`pandas.Timedelta` is one), a NumPy
+#: timedelta64 with a unit, text (``"12h"``, ``"30D"``; a number written as text is
+#: seconds) or a real number of seconds; ``None`` where the argument documents it (any
+#: age). :func:`as_age` reads it; the runtime still refuses a negative or unreadable age.
+Age: TypeAlias = str | dt.timedelta | np.timedelta64 | float | np.integer[Any] | np.floating[Any]
 
 
 def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:

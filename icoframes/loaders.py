@@ -17,13 +17,13 @@ Request economy, since the service allows 5,000 requests per key per day:
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from collections.abc import Mapping
 from typing import Any, Literal, Unpack, overload
 
 import pandas as pd
 
+from .ages import Age
 from .api.params import ListFilters, Status
 from .cachedir.housekeeping import (
     CacheDirInfo,
@@ -59,8 +59,8 @@ __all__ = ["DEFAULT_MAX_AGE", "ListFilters", "MaxAge", "ProfileMaxAge", "Refresh
 
 
 Refresh = bool | Literal["all"]
-MaxAge = dt.timedelta | float | int | None
-ProfileMaxAge = dt.timedelta | float | int | Mapping[str, dt.timedelta | float | int] | None
+MaxAge = Age | None
+ProfileMaxAge = Age | Mapping[str, Age] | None
 
 
 # -- the public functions -----------------------------------------------------
@@ -416,7 +416,7 @@ def clear_cache(*, all: bool = False, ledgers: bool | Literal["only"] = False,
 
 
 @checked_keywords
-def prune_cache(older_than: dt.timedelta | float | int, *, ledgers: bool = False,
+def prune_cache(older_than: Age, *, ledgers: bool = False,
                 cache_dir: str | os.PathLike[str] | None = None) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta, ``"30D"``, seconds).
 

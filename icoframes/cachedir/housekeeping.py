@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..ages import AGE_FORMS, age_hint, as_age, days_meant, seconds_under_a_day
+from ..ages import AGE_FORMS, Age, age_hint, as_age, days_meant, seconds_under_a_day
 from ..errors import ConfigError, InvalidParameter, did_you_mean, quoted
 from ..files import locked, utcnow
 from ..numerals import did_you_mean_flag
@@ -421,7 +421,7 @@ def clear_all(root: str | os.PathLike[str], *, ledgers: bool = False) -> CacheRe
                   ledgers_before=dt.datetime.max.replace(tzinfo=dt.UTC) if ledgers else None)
 
 
-def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, *,
+def prune(root: str | os.PathLike[str], older_than: Age, *,
           ledgers: bool = False, now: dt.datetime | None = None) -> CacheReport:
     """Delete what was not used for longer than ``older_than`` (or seconds: 0, or a day or
     more) in ``root``, as :func:`icoframes.prune_cache` says (a folder's last use:

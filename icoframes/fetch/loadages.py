@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from ..ages import AGE_FORMS, age_hint, as_age, duration_text, numpy_duration, seconds_of
+from ..ages import AGE_FORMS, Age, age_hint, as_age, duration_text, numpy_duration, seconds_of
 from ..api.params import STATUSES, read_status
 from ..errors import InvalidParameter, quoted
 from ..numerals import number_text
@@ -39,7 +39,7 @@ PROFILE_MAX_AGE: Mapping[str, dt.timedelta] = {
 DEFAULT_MAX_AGE: Final = dt.timedelta(days=1)
 
 
-def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
+def age_limit(max_age: Age | None) -> dt.timedelta | None:
     """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
     if max_age is None:
         return None

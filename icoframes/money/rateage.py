@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..ages import (
+    Age,
     age_hint,
     as_age,
     days_meant,
@@ -32,7 +33,7 @@ from ..numerals import number_text
 __all__ = ["RateMaxAge", "rate_age"]
 
 #: What ``rate_max_age`` takes (:func:`rate_age` reads it).
-RateMaxAge: TypeAlias = str | pd.Timedelta | np.timedelta64 | float | None
+RateMaxAge: TypeAlias = Age | None
 
 _DAY: Final = dt.timedelta(days=1)
 
