@@ -190,13 +190,21 @@ class Settings:
 
     def require_credentials(self) -> Settings:
         """Return self, or raise :class:`ConfigError` saying how to set what is missing."""
-        missing = [name for name in ("base_url", "public_key", "private_key")
-                   if not getattr(self, name)]
+        return self._require("base_url", "public_key", "private_key")
+
+    def require_base_url(self) -> Settings:
+        """Return self, or raise :class:`ConfigError` saying how to set ``base_url``: what
+        the cache functions need (the service's folder is named after it), no key."""
+        return self._require("base_url")
+
+    def _require(self, *needed: str) -> Settings:
+        missing = [name for name in needed if not getattr(self, name)]
         if missing:
             env = ", ".join(_BY_NAME[name].env for name in missing)
+            asked = ", ".join(f"{name}=..." for name in needed)
             raise ConfigError(
                 f"icoframes is missing {', '.join(missing)}. Set {env} in the environment, "
-                "or call icoframes.configure(base_url=..., public_key=..., private_key=...). "
+                f"or call icoframes.configure({asked}). "
                 "To try the package without keys, run the bundled sandbox: "
                 "`sb = icoframes.sandbox.start(); icoframes.configure(**sb.settings())` "
                 "or, from a shell, `icoframes sandbox --port 8000`."

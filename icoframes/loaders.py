@@ -444,7 +444,5 @@ def prune_cache(older_than: Age, *, ledgers: bool = False,
 
 
 def _settings_with_base_url(cache_dir: Any = None):
-    settings = get_settings(cache_dir=cache_dir)  # None: the configured one
-    if not settings.base_url:
-        settings.require_credentials()  # raises ConfigError with set-up help
-    return settings
+    # cache_dir None: the configured one; ConfigError with set-up help without a base_url
+    return get_settings(cache_dir=cache_dir).require_base_url()
