@@ -167,11 +167,24 @@ def integer(low: int, high: int) -> Callable[[Any], int]:
     def read(value: Any) -> int:
         number = as_integer(value)
         if number is None:
-            raise ValueError("must be an integer" + did_you_mean_number(value))
+            grouped = _grouped(value)  # "5,000": 5000, its thousands separated
+            hint = (f"; did you mean {grouped}?" if grouped is not None and low <= grouped <= high
+                    else did_you_mean_number(value))
+            raise ValueError("must be an integer" + hint)
         if not low <= number <= high:
             raise ValueError(f"must be between {low} and {high}")
         return number
     return read
+
+
+#: A whole number written with its thousands separated ("5,000", "1 000 000", "5_000").
+_GROUPED = re.compile(r"\s*\+?([0-9]{1,3}(?:([,_ \u00a0'])[0-9]{3})(?:\2[0-9]{3})*)\s*")
+
+
+def _grouped(value: object) -> int | None:
+    """The whole number a text with thousands separators writes, else None."""
+    match = _GROUPED.fullmatch(value) if isinstance(value, str) else None
+    return int(re.sub(r"[^0-9]", "", match[1])) if match else None
 
 
 #: ``max_response_bytes`` (``configure``'s, a :class:`~icoframes.api.client.Client`'s): at
@@ -254,8 +267,19 @@ def time_of_day(value: Any) -> datetime.time:
     match = re.fullmatch(r"\s*([0-9]{1,2}):([0-9]{2})\s*(?:UTC|Z)?\s*", value, re.I) if \
         isinstance(value, str) else None  # str() of an int of 5000 digits would raise
     if match is None or int(match[1]) > 23 or int(match[2]) > 59:
-        raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time")
+        raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time"
+                         + _minute_meant(value))
     return datetime.time(int(match[1]), int(match[2]))
+
+
+def _minute_meant(value: object) -> str:
+    """``"; did you mean '06:00'?"`` for a time of day with seconds (``"06:00:00"``): the
+    reset is to the minute, as a ``datetime.time``'s seconds are dropped; else ``""``."""
+    match = re.fullmatch(r"\s*([0-9]{1,2}):([0-9]{2}):[0-9]{2}(?:\.[0-9]+)?\s*(?:UTC|Z)?\s*",
+                         value, re.I) if isinstance(value, str) else None
+    if match is None or int(match[1]) > 23 or int(match[2]) > 59:
+        return ""
+    return f"; did you mean '{int(match[1]):02d}:{match[2]}'?"
 
 
 # names a user may type for a setting that no spelling is close to (``quota`` was offered
