@@ -35,7 +35,7 @@ def test_the_age_type_is_public_and_type_checked():
                                    np.float64(1.5)])
 def test_every_form_of_the_type_is_an_age_at_run_time(value):
     # an int is a float to a type checker (PEP 484's numeric tower), not to isinstance
-    kinds = tuple(typing.get_origin(t) or t for t in typing.get_args(icoframes.Age)) + (int,)
+    kinds = (*(typing.get_origin(t) or t for t in typing.get_args(icoframes.Age)), int)
     assert isinstance(value, kinds)
     assert isinstance(as_age(value), dt.timedelta)
 

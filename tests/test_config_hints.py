@@ -20,7 +20,8 @@ def test_the_value_meant_is_named(clean_settings, setting, given, hint):
     with pytest.raises(icoframes.InvalidParameter) as refused:
         icoframes.configure(**{setting: given})
     assert str(refused.value).endswith(hint)
-    assert icoframes.get_settings().daily_quota == 5000 and icoframes.get_settings().quota_reset is None
+    settings = icoframes.get_settings()  # nothing set
+    assert settings.daily_quota == 5000 and settings.quota_reset is None
 
 
 @pytest.mark.parametrize(("setting", "given"), [
