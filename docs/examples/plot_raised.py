@@ -13,10 +13,10 @@ sb = icoframes.sandbox.start(n_icos=400, seed=7)
 icoframes.configure(**sb.settings())
 icos = icoframes.load_icos(status="past", progress=False)
 
-icoframes.plot_raised(icos)
+ax = icoframes.plot_raised(icos)
 
 # %%
 # Compared across categories (the four largest, the rest as "other"):
-icoframes.plot_raised(icos, by="category", top=4)
+ax = icoframes.plot_raised(icos, by="category", top=4)
 
 sb.stop()

@@ -16,12 +16,12 @@ icoframes.configure(**sb.settings())
 icos = icoframes.load_icos(progress=False)
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
-icoframes.plot_scores(icos, ax=left)
-icoframes.plot_scores(icos, by="status", ax=right)
+ax = icoframes.plot_scores(icos, ax=left)
+ax = icoframes.plot_scores(icos, by="status", ax=right)
 fig.tight_layout()
 
 # %%
 # The groups can be any column, such as the platform:
-icoframes.plot_scores(icos, by="platform", top=4)
+ax = icoframes.plot_scores(icos, by="platform", top=4)
 
 sb.stop()

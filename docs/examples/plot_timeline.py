@@ -13,10 +13,10 @@ sb = icoframes.sandbox.start(n_icos=400, seed=7)
 icoframes.configure(**sb.settings())
 icos = icoframes.load_icos(progress=False)
 
-icoframes.plot_timeline(icos[icos["status"] == "past"], freq="Q")
+ax = icoframes.plot_timeline(icos[icos["status"] == "past"], freq="Q")
 
 # %%
 # Every status, with the date that separates started from scheduled ICOs:
-icoframes.plot_timeline(icos, freq="Y", now=icos["start_datetime"].median())
+ax = icoframes.plot_timeline(icos, freq="Y", now=icos["start_datetime"].median())
 
 sb.stop()
