@@ -142,8 +142,12 @@ def _declared_comment(app: Sphinx, what: str, name: str, obj: object, options: o
                       lines: list[str]) -> None:
     """The ``#:`` comment of a type alias re-exported by ``icoframes`` (``Status``,
     ``SortKey``), read where it is declared: autodoc looks for it in ``icoframes``
-    itself, where the name is only imported, and its page said "alias of" alone."""
-    if what != "data" or any(lines) or not name.startswith("icoframes."):
+    itself, where the name is only imported, and its page said "alias of" alone (or, for a
+    union such as ``Age``, the docstring of ``types.UnionType``)."""
+    own = [line.strip() for line in lines if line.strip()]
+    typed = [line for line in (type(obj).__doc__ or "").splitlines() if line.strip()]
+    if what != "data" or (own and own != [line.strip() for line in typed]) or \
+            not name.startswith("icoframes."):
         return
     from sphinx.pycode import ModuleAnalyzer
 

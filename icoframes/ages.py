@@ -31,10 +31,10 @@ __all__ = ["AGE_FORMS", "LEAST_AGE", "Age", "age_hint", "as_age", "days_meant", 
 #: What an age argument takes, as its refusals say it.
 AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', seconds"
 #: The type of every age argument (``max_age``, ``profile_max_age``, ``older_than``,
-#: ``rate_max_age``): a timedelta (a :class:`pandas.Timedelta` is one), a NumPy
-#: timedelta64 with a unit, text (``"12h"``, ``"30D"``; a number written as text is
-#: seconds) or a real number of seconds; ``None`` where the argument documents it (any
-#: age). :func:`as_age` reads it; the runtime still refuses a negative or unreadable age.
+#: ``rate_max_age``): a timedelta (a ``pd.Timedelta`` is one), a NumPy timedelta64 with
+#: a unit, text (``"12h"``, ``"30D"``; a number written as text is seconds) or a real
+#: number of seconds; ``None`` where the argument documents it (any age). The runtime
+#: still refuses a negative or unreadable age, with a "did you mean".
 Age: TypeAlias = str | dt.timedelta | np.timedelta64 | float | np.integer[Any] | np.floating[Any]
 
 
