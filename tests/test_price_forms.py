@@ -71,9 +71,19 @@ def test_a_ticker_before_a_price_needs_the_ico_s_ticker():
 @pytest.mark.parametrize(("side", "own", "bare"), [
     ("5000 XYZ tokens", "XYZ", "5000 XYZ"), ("1 xyz Coin.", "XYZ", "1 xyz"),
     ("5000XYZ tokens", "XYZ", "5000XYZ"), ("5000 AXYZ tokens", "XYZ", "5000 AXYZ tokens"),
-    ("5000 XYZ tokens", None, "5000 XYZ tokens"), ("5000 tokens", "XYZ", "5000 tokens")])
+    ("5000 XYZ tokens", None, "5000 XYZ tokens"), ("5000 tokens", "XYZ", "5000 tokens"),
+    ("1 2GT tokens", "2GT", "1 2GT"), ("1 2GT Token.", "2GT", "1 2GT"),
+    ("12GT tokens", "2GT", "12GT tokens")])
 def test_token_words_after_the_own_ticker_name_it_again(side, own, bare):
     assert without_token_words(side, own) == bare
+
+
+def test_token_words_after_a_ticker_starting_with_a_digit_name_it_again():
+    # "2GT" whole is the ticker, not 2 of a unit GT: read as "1 2GT = 0.05 EUR" is
+    prices, units, bad = read_price(["1 2GT tokens = 0.05 EUR", "1 2GT = 0.05 EUR"],
+                                    ["", ""], tickers=["2GT", "2GT"])
+    assert prices.tolist() == [0.05, 0.05] and units.tolist() == ["EUR", "EUR"]
+    assert not bad.rows
 
 
 def test_the_direction_of_an_exchange_is_read_never_guessed():

@@ -286,11 +286,16 @@ def without_token_words(side: str, own: str | None) -> str:
     (' 5,000 XYZ', '1 xyz')
     >>> without_token_words("5000 ABC tokens", "XYZ"), without_token_words("5000 tokens", "XYZ")
     ('5000 ABC tokens', '5000 tokens')
+    >>> without_token_words("1 2GT tokens", "2GT")
+    '1 2GT'
     """
     parts = side.rsplit(None, 1)
     if own is None or len(parts) != 2 or fold(parts[1].rstrip(".")) not in TOKEN_WORDS:
         return side
-    match = _UNIT_WORD_RE.fullmatch(parts[0].rsplit(None, 1)[-1])
+    word = parts[0].rsplit(None, 1)[-1]
+    if canonical_unit(word) == own:  # the ticker whole first: "2GT" is 2GT, not 2 of GT
+        return parts[0]
+    match = _UNIT_WORD_RE.fullmatch(word)
     return parts[0] if match is not None and canonical_unit(match["unit"]) == own else side
 
 
