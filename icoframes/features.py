@@ -39,7 +39,7 @@ from .money import (
     renamed_rate_max_age,
     to_usd,
 )
-from .parse.accepted import named_currencies
+from .parse.accepted import item_head, named_currencies
 from .parse.scales import government_currency
 from .parse.units import canonical_unit
 from .queries import checked_keywords
@@ -324,9 +324,8 @@ _unit_code = functools.lru_cache(maxsize=10_000)(canonical_unit)
 
 def _fiat_item(item: str) -> bool:
     # "Fiat (USD, EUR)", "EUR (bank transfer)": a currency, and what the brackets say of it
-    head = item.partition("(")[0] if item.endswith(")") else item
     return any(government_currency(one) and _unit_code(one) not in ACCEPTING_WORDS
-               for one in {item, head.strip()})
+               for one in {item, item_head(item)})
 
 
 _fiat = functools.lru_cache(maxsize=10_000)(_fiat_item)

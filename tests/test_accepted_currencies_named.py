@@ -6,7 +6,9 @@ Fiat currency"`` 3 (``FIAT``), ``"ETH, Credit card, Wire transfer"`` 3. Now an i
 it names a currency (``icoframes.parse.accepted``): a known code or name, one word that may be a
 token's ticker (``"HASH"``, the misspelled ``"USTD"``), or known codes joined (``"ETH/BTC"``);
 the words of ``vocabulary.NOT_CURRENCY_WORDS`` name none, and ``"Fiat"`` (any government
-currency) is said by ``accepts_fiat``, which is unchanged.
+currency) is said by ``accepts_fiat``, which is unchanged. An item with a note in brackets
+(``"ETH (ERC20)"``) counts the currency before it, as ``accepts_fiat`` reads it (s18b counted
+none), and ``"try"`` in lower case is no lira (s18b counted it).
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ CASES = [
     (["ETH/BTC", "LTC and DASH", "Bitcoin Cash"], 5, False), (["HASH", "hash", "ERC20"], 1, False),
     (["Fiat"], 0, True), (["PayPal", "Visa/MasterCard", "bank transfer"], 0, False),
     ("BTC, ZEC, ETC, LTC, BCH", 5, False), ("ETH, BTC, etc", 2, False),
+    # a note in brackets: the currency before it counts, as accepts_fiat reads it
+    ("ETH (ERC20), BTC", 2, False), (["EUR (bank transfer)"], 1, True),
+    (["BTC (bank transfer)", "HASH (ERC20)"], 2, False), ("BTC and HASH", 2, False),
+    ("BTC, HASH", 2, False), (["ETH", "try"], 1, False), (["ETH and BTC only"], 2, False),
 ]
 
 
@@ -64,7 +70,7 @@ def test_a_load_counts_the_currencies_named(configure):
     with HostileServer({LIST: paged_list(len(CASES)), PROFILE: profile}) as srv:
         configure(srv, max_workers=1)
         tables = icoframes.load_tables(status="past", progress=False)
-        assert (srv.hits[LIST], srv.hits[PROFILE]) == (1, len(CASES))
+        assert (srv.hits[LIST], srv.hits[PROFILE]) == (2, len(CASES))  # pages of 20
     features = compute_features(tables).set_index("ico_id").sort_index()
     assert features["n_accepted_currencies"].dtype == "int64"
     assert features["n_accepted_currencies"].tolist() == [count for _, count, _ in CASES]

@@ -61,7 +61,7 @@ def test_commas_inside_brackets_never_split_an_accepting_list():
     assert tables.accepting["value"].tolist() == ["Fiat (USD, EUR)", "BTC"]
     out = features(tables)
     assert bool(out.loc[0, "accepts_fiat"]) is True
-    assert out.loc[0, "n_accepted_currencies"] == 2
+    assert out.loc[0, "n_accepted_currencies"] == 3  # USD, EUR, BTC: each named
     assert tables.problems.empty
     assert features(_tidy("accepting", ["ETH", "EUR (bank transfer)"])).loc[0, "accepts_fiat"]
     assert not features(_tidy("accepting", ["ETH (ERC20)"])).loc[0, "accepts_fiat"]
@@ -179,6 +179,17 @@ def test_an_accepting_item_of_a_list_is_split_so_too():
     assert tables.problems.empty
 
 
+@pytest.mark.parametrize(("raw", "items", "doubts"), [
+    ("ETH and try", ["ETH and try"], ["ETH and try"]),  # "try" is no lira, as the count says
+    ("ETH and TRY", ["ETH", "TRY"], []), ("ETH and BTC only", ["ETH", "BTC only"], []),
+    ("ETH/Fiat", ["ETH", "Fiat"], []), ("BTC and HASH", ["BTC and HASH"], ["BTC and HASH"])])
+def test_accepting_splits_where_each_part_names_a_currency_as_the_count_reads_it(
+        raw, items, doubts):
+    tables = _tidy("accepting", raw)
+    assert tables.icos.loc[0, "accepting"] == items
+    assert tables.problems["value"].tolist() == doubts
+
+
 @pytest.mark.parametrize("raw", ["N/A", "Thailand", "Poland", "Sandland"])
 def test_markers_and_words_holding_and_are_no_lists(raw):
     items, problems = _restricted(raw)
@@ -193,6 +204,8 @@ def test_markers_and_words_holding_and_are_no_lists(raw):
     ("https://a.example/t?x=1&y=2,3", ["https://a.example/t?x=1&y=2,3"]),
     ("Binance, Coinbase Pro", ["Binance", "Coinbase Pro"]),
     ("Coinbase Pro", ["Coinbase Pro"]),
+    ("www.a.example www.b.example", ["www.a.example", "www.b.example"]),
+    ("www.a.example  https://b.example ", ["www.a.example", "https://b.example"]),
 ])
 def test_markets_written_as_one_string_are_split_between_urls(raw, expected):
     # 9bc57721: "https://a.example, https://b.example" was one "URL"
@@ -236,7 +249,8 @@ def test_a_load_splits_lists_written_as_one_string(configure):
     assert icos.at[4, "markets"] == ["https://a.example", "https://b.example"]
     out = features(tables).set_index("ico_id")
     assert out["n_restricted_areas"].to_dict() == {1: 2, 2: 2, 3: 2, 4: 2}
-    assert out["n_accepted_currencies"].to_dict() == {1: 2, 2: 2, 3: 2, 4: 2}
+    # "Fiat (USD, EUR)" names USD and EUR; "Visa and Mastercard" no currency
+    assert out["n_accepted_currencies"].to_dict() == {1: 2, 2: 3, 3: 2, 4: 1}
     assert out["accepts_fiat"].to_dict() == {1: False, 2: True, 3: False, 4: False}
     assert str(out["n_restricted_areas"].dtype) == "int64"
     problems = tables.problems[["ico_id", "table", "column", "value", "reason"]]

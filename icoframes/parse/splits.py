@@ -13,7 +13,8 @@ sent as one string is split
   ``"Trinidad and Tobago"`` one (:data:`~icoframes.placenames.AND_NAMES`). Where a split is
   doubtful (a half of such a name left alone, ``"Bosnia/Herzegovina"``; a part of
   ``restricted_areas`` not starting with a capital, ``"US citizens and residents"``; in
-  ``accepting``, a part that is no currency or token known, ``"Visa and Mastercard"``), the
+  ``accepting``, a part that is no currency or token known as
+  :func:`~icoframes.parse.accepted.currency_codes` reads one, ``"Visa and Mastercard"``), the
   part stays one item and is a row of ``problems``, ``doubtful_split``. So is a string whose
   brackets do not close.
 
@@ -31,8 +32,9 @@ from typing import Final
 
 from ..placenames import AND_NAMES, COMMA_NAMES, CONTINUATIONS
 from ..vocabulary import ACCEPTING_WORDS, SPLIT_ITEMS, SPLIT_URLS, fold
+from .accepted import currency_codes
 from .base import MARKER_SPELLINGS, Unread
-from .scales import KNOWN_UNITS, canonical_unit
+from .scales import canonical_unit
 
 __all__ = ["known_currency", "split_column", "split_lone_strings"]
 
@@ -51,6 +53,8 @@ _URL_RE: Final = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _URL_GAPS_RE: Final = re.compile(rf"[\s{_HARD}]+")
 _NAME_GAPS_RE: Final = re.compile(rf"(?<!\s)(?:\s*[{_HARD}](?=\s)\s*|\s*\n\s*)")
 _SAINT_RE: Final = re.compile(r"\bst\b\.?\s*")
+# words of a list of currencies that name none: a part of a list all the same
+_LIST_WORDS: Final = ACCEPTING_WORDS | {"FIAT"}
 
 
 def _key(text: str) -> str:
@@ -181,11 +185,16 @@ def _split_urls(text: str) -> list[str]:
 
 
 def known_currency(item: str) -> bool:
-    """Whether ``item`` names a currency or token known (or a word of a list of currencies:
-    ``'Fiat'``, ``'ALL'``)."""
-    code = canonical_unit(item)
-    return code is not None and (code in KNOWN_UNITS or code == "FIAT"
-                                 or code in ACCEPTING_WORDS)
+    """Whether ``item`` names a currency or token known
+    (:func:`~icoframes.parse.accepted.currency_codes`), or is a word of a list of currencies
+    (``'Fiat'``, ``'ALL'``, ``'TOP'``).
+
+    Examples
+    --------
+    >>> known_currency("ETH"), known_currency("Fiat"), known_currency("try")
+    (True, True, False)
+    """
+    return bool(currency_codes(item)) or canonical_unit(item) in _LIST_WORDS
 
 
 def split_column(name: str, values: Sequence[object]) -> tuple[list[object], Unread]:
@@ -225,7 +234,8 @@ def split_lone_strings(values: Sequence[object], *, items: bool = False, urls: b
     for i, value in enumerate(out):
         found: list[str] = []
         if type(value) is str:
-            if value.strip() in MARKER_SPELLINGS or not _ANY_RE.search(value):
+            if value.strip() in MARKER_SPELLINGS or not (_ANY_RE.search(value) or (
+                    urls and _URL_RE.match(value) and _URL_GAPS_RE.search(value.strip()))):
                 continue
             split: object = _split_urls(value) if urls else _split(value, known, found)
         elif items and type(value) is list and _ANY_RE.search(
