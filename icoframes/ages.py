@@ -12,11 +12,13 @@ and ``--max-age 3`` 3 seconds); other text is a duration with its unit, as
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import math
 import numbers
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any, Final, TypeAlias
 
 import numpy as np
@@ -24,9 +26,11 @@ import pandas as pd
 
 from .joinedlists import joined_parts
 from .numerals import TOO_MANY_SECONDS, did_you_mean_number, meant_number, number_text
+from .quoting import quoted
 
-__all__ = ["AGE_FORMS", "LEAST_AGE", "Age", "age_hint", "as_age", "days_meant", "duration_text",
-           "durations_meant", "numpy_duration", "seconds_of", "seconds_under_a_day"]
+__all__ = ["AGE_FORMS", "LEAST_AGE", "Age", "age_hint", "age_option", "as_age", "days_meant",
+           "duration_text", "durations_meant", "numpy_duration", "seconds_of", "seconds_option",
+           "seconds_under_a_day"]
 
 #: What an age argument takes, as its refusals say it.
 AGE_FORMS: Final = "a timedelta, a duration such as '7D' or '12h', seconds"
@@ -364,3 +368,66 @@ def _reads_cleanly(text: str) -> bool:
         except Exception:  # a warning raised, or pandas refuses it
             return False
     return as_age(text) is not None
+
+
+#: The seconds of a count without a unit, per an age option's unit.
+_OPTION_UNITS: Final = {"seconds": 1, "days": _DAY_SECONDS}
+# one status's age given where the option is one age for all ("past=30D")
+_STATUS_AGE = re.compile(r"\s*(?:ongoing|upcoming|past)\s*=\s*(.+)", re.IGNORECASE)
+
+
+def age_option(unit: str) -> Callable[[str], dt.timedelta]:
+    """The type of an age option of the command line (``export --max-age`` in ``"seconds"``,
+    ``cache prune --older-than`` in ``"days"``): a duration with its unit read as
+    :func:`as_age` reads it (``"12h"``, ``"30D"``), a number without one (ASCII digits, as
+    every number the command reads) in ``unit``; anything else is refused by the parser
+    (exit 2, naming the option) with what it most likely means (:func:`age_hint`).
+
+    Examples
+    --------
+    >>> days = age_option("days")
+    >>> days("30"), days("12h")
+    (datetime.timedelta(days=30), Timedelta('0 days 12:00:00'))
+    >>> try:
+    ...     days("2 weeks")
+    ... except argparse.ArgumentTypeError as exc:
+    ...     print(str(exc).split(", got ")[1])
+    '2 weeks'; did you mean '2W'?
+    """
+    scale = _OPTION_UNITS[unit]
+    rule = (f"a duration such as 12h or 30D, or a finite number of {unit} >= 0 that a "
+            f"timedelta holds (below {TOO_MANY_SECONDS / scale:.3g})")
+
+    def convert(text: str) -> dt.timedelta:
+        number = number_text(text)
+        value: object = text if number is None else number * scale
+        age = as_age(value)
+        if age is not None:
+            return age
+        if number is not None:  # the rule says its range; a positive one held as 0, why
+            hint = age_hint(value) if _too_short(value) else ""
+        elif (status := _STATUS_AGE.fullmatch(text)) and _option_reads(status[1], scale):
+            hint = f"; the option is one age for every status: did you mean {status[1]!r}?"
+        else:
+            hint = age_hint(text)
+        # a text read as an age is no key: shown (hidden, the quotes of the hint would not pair)
+        raise argparse.ArgumentTypeError(f"must be {rule}, got {quoted(text, keys=not hint)}"
+                                         f"{hint}")
+    convert.__name__ = f"age in {unit}"  # argparse names the type when a conversion fails
+    return convert
+
+
+def _option_reads(text: str, scale: int) -> bool:
+    """Whether an age option whose count without a unit is of ``scale`` seconds takes
+    ``text``."""
+    number = number_text(text)
+    return as_age(text if number is None else number * scale) is not None
+
+
+_SECONDS_AGE: Final = age_option("seconds")
+
+
+def seconds_option(text: str) -> float:
+    """``export --max-age`` and ``--profile-max-age``: an age (:func:`age_option`, a number
+    without a unit in seconds) as its seconds, as the export's manifest says them."""
+    return _SECONDS_AGE(text).total_seconds()

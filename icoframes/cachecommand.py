@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .ages import age_option
 from .errors import InvalidParameter
-from .numerals import number_text
 from .quoting import counted
 
 __all__ = ["CACHE_DIR_HELP", "add_cache_parser", "run_cache"]
@@ -59,8 +59,11 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     # one that deletes: those are listed, to be typed as they are
     action.synonyms = {"show": "info", "list": "info", "status": "info"}
     action.destructive = ("clear", "prune")
-    cache.add_argument("--older-than", type=_days, metavar="DAYS",
-                       help="prune only, and needed there: days without use (0 or more)")
+    cache.add_argument("--older-than", type=age_option("days"), metavar="DAYS",
+                       help="prune only, and needed there: how long without use, a duration "
+                            "such as 30D or 12h as icoframes.prune_cache reads it, or a number "
+                            "of DAYS (0 or more: a number without a unit is days here, not "
+                            "the seconds it is in Python)")
     forget = cache.add_mutually_exclusive_group()
     forget.add_argument("--ledgers", action="store_true",
                         help="clear only: delete this key's request count too, as "
@@ -78,16 +81,6 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     cache.add_argument("--cache-dir", action=once, type=folder, metavar="DIR",
                        help=CACHE_DIR_HELP)
 
-
-def _days(text: str) -> dt.timedelta:
-    """``--older-than``'s value: a number of days, 0 or more (argparse says it is invalid)."""
-    days = number_text(text)  # ASCII digits only, as every number the command reads
-    if days is None or not 0 <= days <= 36500:
-        raise ValueError(text)  # argparse: "invalid number of days value"
-    return dt.timedelta(days=days)
-
-
-_days.__name__ = "number of days"  # argparse names the type in its refusal
 
 
 def run_cache(args: argparse.Namespace) -> bool:

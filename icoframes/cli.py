@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
+from .ages import seconds_option
 from .api.params import PARAMS, STATUS_WORDS, status_option_hint
 from .cachecommand import CACHE_DIR_HELP, add_cache_parser, run_cache
 from .clitext import for_the_command, unrecognized
@@ -38,7 +39,7 @@ from .errors import (
     NotCached,
     QuotaExceeded,
 )
-from .numerals import ANY_INTEGER, COUNT, SECONDS, integer_text, whole
+from .numerals import ANY_INTEGER, COUNT, integer_text, whole
 from .paths import EMPTY_PATH, as_written, is_empty_path
 
 if TYPE_CHECKING:
@@ -185,16 +186,16 @@ def build_parser() -> argparse.ArgumentParser:
     refresh.synonyms = (  # type: ignore[attr-defined]
         dict.fromkeys(("true", "yes", "on", "1"), "changed")
         | dict.fromkeys(("false", "no", "off", "0"), "none"))
-    export.add_argument("--max-age", action=_Once, type=SECONDS, default=86400.0,
-                        metavar="SECONDS",
-                        help="re-page cached lists older than this (default: one day); "
-                             "lists fetched before the current UTC day are re-paged "
-                             "whatever their age, so a daily cron export holds that day's "
-                             "lists (the manifest's lists_fresh_after and lists_fetched)")
-    export.add_argument("--profile-max-age", action=_Once, type=SECONDS, metavar="SECONDS",
-                        help="re-fetch profiles when the lists are re-paged once they are "
-                             "older than half to all of this, a point fixed per ICO (default: "
-                             "ongoing 1 day, upcoming 7 days, past 90 days)")
+    export.add_argument("--max-age", action=_Once, type=seconds_option, default=86400.0,
+                        metavar="AGE", help="re-page cached lists older than this: a duration "
+                        "such as 12h, or seconds (default: one day); lists fetched before the "
+                        "current UTC day are re-paged whatever their age, so a daily cron export "
+                        "holds that day's lists (manifest: lists_fresh_after, lists_fetched)")
+    export.add_argument("--profile-max-age", action=_Once, type=seconds_option, metavar="AGE",
+                        help="a duration such as 30D, or seconds: re-fetch profiles when the "
+                             "lists are re-paged once they are older than half to all of "
+                             "this, a point fixed per ICO (default: ongoing 1 day, upcoming 7 "
+                             "days, past 90 days)")
     export.add_argument("--budget", action=_Once, type=COUNT, metavar="N",
                         help="at most N profile requests (N >= 0), the most stale first")
     export.add_argument("--max-workers", action=_Once, type=whole("an integer", 1, MAX_WORKERS),

@@ -136,8 +136,8 @@ def test_an_age_that_is_no_finite_count_of_seconds_exits_2_not_1(cfg, tmp_path, 
     out = str(tmp_path / "out")
     code, err = _cli(["export", "--out", out, option, value], capsys, caplog)
     assert code == 2, err
-    assert f"argument {option}: must be a finite number of seconds >= 0 that a timedelta " \
-        f"holds (below 8.64e+13), got {value!r}" in err
+    assert f"argument {option}: must be a duration such as 12h or 30D, or a finite number of " \
+        f"seconds >= 0 that a timedelta holds (below 8.64e+13), got {value!r}" in err
     assert "Traceback" not in err
     assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
 

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 import icoframes
-from icoframes import numerals
+from icoframes import ages, numerals
 from icoframes.api.params import validate_list_params
 from icoframes.cli import build_parser, main
 from icoframes.errors import InvalidParameter, check_flags
@@ -122,7 +122,9 @@ def test_one_number_reader_serves_the_command_line_and_the_sandbox_command():
     types = _option_types(build_parser())
     assert types["export --budget"] is numerals.COUNT
     assert types["sandbox --quota"] is numerals.QUOTA  # as many as a daily_quota allows
-    assert types["export --max-age"] is types["sandbox --latency"] is numerals.SECONDS
+    # an age is read as the library reads one (icoframes.ages), its bare number in seconds
+    assert types["export --max-age"] is types["export --profile-max-age"] is ages.seconds_option
+    assert types["sandbox --latency"] is numerals.SECONDS
     assert types["sandbox --grow-every"] is numerals.AT_LEAST_ONE
     assert types["demo --n-icos"] is command.DEMO_ICOS and types["sandbox --n-icos"] is \
         command.N_ICOS  # bounded by sandbox.server.MAX_ICOS

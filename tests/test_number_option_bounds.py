@@ -20,8 +20,8 @@ from icoframes.config import MAX_WORKERS
 
 sb = test_days.sb  # a sandbox reached as cron's runs reach it
 
-_SECONDS = ("must be a finite number of seconds >= 0 that a timedelta holds (below 8.64e+13), "
-            "got {!r}")
+_SECONDS = ("must be a duration such as 12h or 30D, or a finite number of seconds >= 0 that a "
+            "timedelta holds (below 8.64e+13), got {!r}")
 
 
 @pytest.mark.parametrize(("option", "value", "said"), [

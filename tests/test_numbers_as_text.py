@@ -30,6 +30,10 @@ def sb():
         yield server
 
 
+_AGE_RULE = ("a duration such as 12h or 30D, or a finite number of seconds >= 0 that a "
+             "timedelta holds (below 8.64e+13)")
+
+
 @pytest.mark.parametrize(("name", "value", "message"), [
     ("max_workers", "\u0663", "must be an integer; did you mean 3?"),  # Arabic-Indic 3
     ("max_workers", "\uff13", "must be an integer; did you mean 3?"),  # full-width 3
@@ -88,10 +92,10 @@ def test_a_loaders_max_workers_in_other_digits_is_refused_before_any_request(cfg
                                "got '1_0'; did you mean 10?"),
     (["--budget", "2.0"], f"argument --budget: must be a whole number{_COUNT}, got '2.0'; "
                           "did you mean 2?"),
-    (["--max-age", "\u0661"], "argument --max-age: must be a finite number of seconds >= 0 "
-                              "that a timedelta holds (below 8.64e+13), got '\u0661'; did you "
-                              "mean 1.0?"),
-    (["--max-age", "nan"], "argument --max-age: must be a finite number of seconds >= 0 "
+    (["--max-age", "\u0661"], f"argument --max-age: must be {_AGE_RULE}, got '\u0661'; did you "
+                              "mean 1?"),
+    (["--max-age", "nan"], "argument --max-age: must be a duration such as 12h or 30D, "
+                           "or a finite number of seconds >= 0 "
                            "that a timedelta holds (below 8.64e+13), got 'nan'"),
 ])
 def test_a_command_line_number_in_other_digits_is_refused_by_the_parser(

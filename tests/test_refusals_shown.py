@@ -100,16 +100,17 @@ def test_to_usd_names_the_date_column_and_the_quote_meant():
 
 
 @pytest.mark.parametrize(("argv", "said"), [
-    (["--max-age", "1d"], "argument --max-age: must be a finite number of seconds >= 0 that "
-                          "a timedelta holds (below 8.64e+13), got '1d'; did you mean 86400 "
-                          "(1d in seconds)?"),
-    (["--max-age", "90 min"], "got '90 min'; did you mean 5400 (90 min in seconds)?"),
+    (["--max-age", "1 month"], "argument --max-age: must be a duration such as 12h or 30D, or a "
+                               "finite number of seconds >= 0 that a timedelta holds (below "
+                               "8.64e+13), got '1 month' (a month has no fixed length); did you "
+                               "mean '30D'?"),
+    (["--max-age", "90 mins"], "got '90 mins'; did you mean '90min'?"),
     (["--profile-max-age", "past=30d"],  # shown: no key has that form
-     "got 'past=30d'; the option is one age in seconds for every status (30d is 2592000)"),
+     "got 'past=30d'; the option is one age for every status: did you mean '30d'?"),
     (["--max-age", "sandbox-private"], "got a text of 15 characters (not shown: it may be a "
                                        "key)"),
 ])
-def test_the_command_line_says_an_age_with_a_unit_in_seconds(capsys, argv, said):
+def test_the_command_line_says_what_an_age_it_refuses_meant(capsys, argv, said):
     assert main(["export", "--out", "x", *argv]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert said in err
