@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from .config import get_settings
 from .errors import IcoframesError
-from .quoting import closest_option, counted
+from .quoting import closest_option, counted, may_be_key
 from .secret import redact_url
 
 __all__ = ["CLI_ADVICE", "filters_line", "for_the_command", "unrecognized"]
@@ -134,12 +134,18 @@ def unrecognized(command: argparse.ArgumentParser, top: argparse.ArgumentParser,
     if typed and typed[0] in top._option_string_actions and command is not top:
         hint = (f"; {typed[0]} is an option of icoframes itself: put it before the command "
                 f"(icoframes {typed[0]} {name} ...)")
-    # a word on its own is shown ("everything"); a value (after an option, or any other
-    # text) may be a key, and is only counted, saying so (else the count reads like a bug)
-    shown = [e for k, e in enumerate(extras) if e.startswith("-") or (
+    # a value that may be a key (errors.md's rule, quoting.may_be_key: 8 or more characters
+    # with a letter, no space) is only counted, saying so (else the count reads like a bug);
+    # a word of letters alone, not after an option, is shown ("everything"): a command typo
+    shown = [e for k, e in enumerate(extras) if e.startswith("-") or not may_be_key(e) or (
         re.fullmatch("[A-Za-z]{1,20}", e) and not (k and extras[k - 1].startswith("-")))]
-    hidden = len(extras) - len(shown) + sum("=" in e for e in shown)
-    named = " ".join(e.split("=", 1)[0] if e.startswith("-") else e for e in shown)
+    hidden = len(extras) - len(shown) + sum(may_be_key(_value(e)) for e in shown)
+    named = " ".join(e.split("=", 1)[0] if may_be_key(_value(e)) else e for e in shown)
     more = (f"{' ' if named else ''}(and {counted(hidden, 'value')} not shown: a value may be "
             "a key)") if hidden else ""
     return f"unrecognized arguments: {named}{more}{hint}"
+
+
+def _value(extra: str) -> str:
+    """The value of an ``--option=value`` argument (``""`` for any other)."""
+    return extra.split("=", 1)[1] if extra.startswith("-") and "=" in extra else ""

@@ -40,14 +40,13 @@ def test_a_mistyped_option_gets_the_closest_of_all_options(argv, said, capsys):
     (["export", "--sort-asc", "name"], "icoframes export",
      "the following arguments are required: --out"),
     (["export", "--out", "o", "--sort-asc", "name"], "icoframes export",
-     "unrecognized arguments: --sort-asc (and 1 value not shown: a value may be a key)"),
+     "unrecognized arguments: --sort-asc name"),  # no key: 8 characters or more
     (["export", "--out", "o", "--bogus"], "icoframes export", "unrecognized arguments: --bogus"),
     # a typo is still a typo
     (["export", "--out", "o", "--snapshots"], "icoframes export",
      "unrecognized arguments: --snapshots; did you mean '--snapshot'?"),
     (["sandbox", "--prot", "1"], "icoframes sandbox",
-     "unrecognized arguments: --prot (and 1 value not shown: a value may be a key); "
-     "did you mean '--port'?"),
+     "unrecognized arguments: --prot 1; did you mean '--port'?"),
 ])
 def test_an_option_nothing_like_any_gets_no_suggestion(argv, prog, said, tmp_path,
                                                        monkeypatch, capsys):
@@ -62,8 +61,8 @@ def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(EXPORT_USAGE)  # was the top-level usage: icoframes [-h] ... COMMAND
     assert err.rstrip().endswith(
-        "icoframes export: error: unrecognized arguments: --stauts (and 1 value not shown: a "
-        "value may be a key); did you mean '--status'?")
+        "icoframes export: error: unrecognized arguments: --stauts past; did you mean "
+        "'--status'?")
     assert not (tmp_path / "o").exists()
 
 
