@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..textdtype import text_from_arrow
-from .base import MARKER_SPELLINGS, Reason, Unread, _Bad
+from .base import MARKER_SPELLINGS, MISSING_MARKERS, Reason, Unread, _Bad
 from .dates import to_datetime, to_label_date
 from .items import to_list
 from .rules import parse_amount, parse_count, read_flag
@@ -51,7 +51,11 @@ __all__ = [
     "to_text",
 ]
 
-_MARKER_ARROW: Final = pa.array(sorted(MARKER_SPELLINGS), type=pa.string())
+# The markers in capitals, matched against the text in ASCII capitals: the spellings
+# MARKER_SPELLINGS holds, without an Arrow array of every case variant ("NOT SPECIFIED"
+# alone has 4,096) made at import
+_MARKER_ARROW: Final = pa.array(sorted({m.upper() for m in MISSING_MARKERS} | {""}),
+                                type=pa.string())
 # Characters that print as nothing: a text of them alone (or around a marker) is blank, as it
 # is to the number readers (normalize_text drops them); kept text keeps them otherwise.
 _ZERO_WIDTH_RE: Final = f"[{ZERO_WIDTH}]"
@@ -230,7 +234,7 @@ def to_text(values: Sequence[object]) -> tuple[Any, Unread]:
         bare = arr  # (a zero-width space alone is blank: "\u200b", "N/A\u200b")
         if pc.any(pc.match_substring_regex(arr, _ZERO_WIDTH_RE)).as_py():
             bare = pc.utf8_trim_whitespace(pc.replace_substring_regex(arr, _ZERO_WIDTH_RE, ""))
-        missing = pc.is_in(bare, value_set=_MARKER_ARROW)
+        missing = pc.is_in(pc.ascii_upper(bare), value_set=_MARKER_ARROW)
         if pc.any(missing).as_py():
             arr = pc.if_else(missing, None, arr)  # a null of arr's type
     return text_from_arrow(arr), bad
