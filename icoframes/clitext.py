@@ -67,8 +67,8 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
      f"The filter set is not cached: {LINE}, run once online, caches it."),
     (r"attrs\['icoframes'\]\['missing'\]", 'manifest.json ("missing")'),
     (r"(raise|lower) daily_quota\b", r"\1 ICOFRAMES_DAILY_QUOTA"),
-    (r", or call icoframes\.configure\(base_url=\.\.\., public_key=\.\.\., "
-     r"private_key=\.\.\.\)", ""),
+    (r", or call icoframes\.configure\(base_url=\.\.\.(?:, public_key=\.\.\., "
+     r"private_key=\.\.\.)?\)", ""),
     (r"`sb = icoframes\.sandbox\.start\(\); icoframes\.configure\(\*\*sb\.settings\(\)\)` "
      r"or, from a shell, (`icoframes sandbox --port 8000`)\.",
      r"\1 in another shell, and set the variables it prints."),

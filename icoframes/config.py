@@ -201,10 +201,11 @@ class Settings:
         missing = [name for name in needed if not getattr(self, name)]
         if missing:
             env = ", ".join(_BY_NAME[name].env for name in missing)
-            asked = ", ".join(f"{name}=..." for name in needed)
+            call = (", or call icoframes.configure(base_url=...)" if needed == ("base_url",) else
+                    ", or call icoframes.configure(base_url=..., public_key=..., private_key=...)")
             raise ConfigError(
-                f"icoframes is missing {', '.join(missing)}. Set {env} in the environment, "
-                f"or call icoframes.configure({asked}). "
+                f"icoframes is missing {', '.join(missing)}. Set {env} in the environment"
+                f"{call}. "
                 "To try the package without keys, run the bundled sandbox: "
                 "`sb = icoframes.sandbox.start(); icoframes.configure(**sb.settings())` "
                 "or, from a shell, `icoframes sandbox --port 8000`."
