@@ -55,6 +55,8 @@ DB_NAME: Final = "cache.sqlite3"
 LOCK_NAME: Final = ".lock"  #: the service folder's lock: housekeeping and the derived tables
 TABLES_DIR: Final = "tables"  #: the folder of the derived tables (:mod:`.derived`)
 FILTER_SET: Final = "filters"  #: the key of the filter set in ``lists``
+_LIST_COLUMNS: Final = ("params", "raw", "frame", "total_icos", "complete", "failed_pages",
+                        "problems", "fetched_at")  # (of SCHEMA: every row of lists has them)
 #: How the writability probe's file is named (fetch.service.check_writable): a kill between
 #: its making and its removal leaves it, and housekeeping prunes leftovers by this prefix.
 WRITE_PROBE: Final = ".write-test-"
@@ -385,6 +387,8 @@ class Cache(InDatabase):
                 if (found := cursor.fetchone()) is None:
                     return None
                 row = dict(zip([column[0] for column in cursor.description], found, strict=True))
+            if gone := sorted(set(_LIST_COLUMNS) - set(row)):  # (the next write would fail too)
+                raise other_layout(self.path, f"no column {', '.join(gone)}")
             params, text, items, table = json.loads(row["params"]), row["raw"], row["items"], None
             with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
                 table = _decoded(schema, str(self.path), key, row["frame"])
@@ -400,9 +404,8 @@ class Cache(InDatabase):
                     **({} if row.get("paged_at") is None else
                        {"paged_at": from_ms(row["paged_at"])})}
             return Stored(table, from_ms(row["fetched_at"]), meta, text)
-        except KeyError as exc:  # (a column gone: the next write would fail too)
-            raise other_layout(self.path, f"no column {exc}") from None
-        except (ValueError, TypeError, AttributeError, OverflowError, Undecodable) as exc:
+        except (KeyError, ValueError, TypeError, AttributeError, OverflowError,
+                Undecodable) as exc:
             with self.write() as conn:
                 conn.execute("DELETE FROM lists WHERE key = ?", (key,))
             warn(f"icoframes cache: the stored {schema.name} answer {key} is unreadable "
