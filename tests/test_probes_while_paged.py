@@ -15,6 +15,7 @@ from collections import Counter
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_list
+from test_refused_id_blocks import _profiles
 
 import icoframes
 from icoframes.errors import IncompleteWarning
@@ -23,17 +24,6 @@ pytestmark = pytest.mark.usefixtures("quick_retries")
 
 FAILURES = {"html-500": html_reply(500, "Internal Server Error"),
             "error-483": json_reply({"error": 483})}
-
-
-def _profiles(bad, answer, asked: Counter):
-    """Profiles echo the id asked (counted in ``asked``); those in ``bad`` are answered so."""
-    def behaviour(h):
-        ico_id = int(h.request_json()["id"])
-        asked[ico_id] += 1
-        if ico_id in bad:
-            return answer(h)
-        json_reply({"error": None, "data": {"id": ico_id, "main": {"name": f"P{ico_id}"}}})(h)
-    return behaviour
 
 
 @pytest.mark.parametrize("failure", FAILURES, ids=list(FAILURES))

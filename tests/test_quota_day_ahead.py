@@ -17,7 +17,8 @@ import json
 
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from hostile import LIST, PROFILE, HostileServer, paged_list
+from test_ledger_clock_ahead import _profile
 
 import icoframes
 from icoframes.cli import EXIT_OK, main
@@ -34,11 +35,6 @@ RESET_CAUSE = "or quota_reset was set, or moved later, since the count began"
 def configured():
     yield icoframes.configure
     icoframes.reset_configuration()
-
-
-def _profile(h):
-    asked = h.request_json().get("id")
-    json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
 
 
 def _at(when: dt.datetime) -> time_machine.travel:
