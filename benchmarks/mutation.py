@@ -230,7 +230,8 @@ _DECORATED: Final = re.compile(rf"^@({'|'.join(UNDECORATE)})\n(def (\w+)\()", re
 # whose cached answers would hide the mutant.
 UNCACHE: Final = ("lru_cache", "functools.lru_cache", "cache", "functools.cache")
 _CACHED: Final = re.compile(
-    rf"^@({'|'.join(re.escape(d) for d in UNCACHE)})(?:\([^)\n]*\))?\n(def (\w+)\()",
+    rf"^@({'|'.join(re.escape(d) for d in UNCACHE)})(?:\([^)\n]*\))?[ \t]*(?:#[^\n]*)?\n"
+    r"(def (\w+)\()",
     re.MULTILINE)
 
 

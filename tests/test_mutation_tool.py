@@ -37,11 +37,13 @@ def test_the_modules_whose_public_function_checks_its_keywords_name_it():
 def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
     # read_label's lru_cache hid its body from mutmut; a cache filled by the unmutated code
     # in the process mutmut forks from would also hide a mutant, so it is dropped, not moved
-    source = ("@lru_cache(maxsize=4096)\ndef f(a):\n    return a\n\n\n"
+    source = ("@lru_cache(maxsize=4096)  # a comment beside it\ndef f(a):\n    return a\n\n\n"
               "@functools.cache\ndef g():\n    pass\n")
     dropped = mutation.undecorate(source)
     assert dropped == "def f(a):\n    return a\n\n\ndef g():\n    pass\n"
-    assert mutation.undecorated("parse") == ["read_label (@lru_cache)",
+    assert mutation.undecorated("parse") == ["currency_codes (@functools.lru_cache)",
+                                             "_item_codes (@functools.lru_cache)",
+                                             "read_label (@lru_cache)",
                                              "tidy (@checked_keywords)",
                                              "_column_unit (@lru_cache)"]
     assert mutation.undecorated("parse:profiles") == ["tidy (@checked_keywords)"]  # moved

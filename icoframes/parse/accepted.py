@@ -58,7 +58,8 @@ def _words(item: str) -> list[str]:
             if fold(word) not in FUNCTION_WORDS | NOT_CURRENCY_WORDS]
 
 
-@functools.lru_cache(maxsize=10_000)  # the same few hundred spellings recur across thousands
+# (cached: the same few hundred spellings recur across thousands of ICOs)
+@functools.lru_cache(maxsize=10_000)
 def currency_codes(item: str) -> tuple[str, ...]:
     """The known currencies and tokens (canonical codes, sorted) ``item`` names as written;
     none for ``FIAT``, ``ALL``, ``TOP`` or free text.
