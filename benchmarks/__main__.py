@@ -152,8 +152,8 @@ HISTORY = "Targets: history"
 TARGETS_INTRO = (
     "One row per target: its latest figure; when, at which commit and at which load average "
     "(1-minute, on the machine's cores) it was measured; met or not; and the section holding "
-    f'it. Every figure measured before it is in the section "{HISTORY}" at the end of this '
-    'page. "Not recorded": the page does not say.'
+    f'it. Every figure measured before it is in the section "{HISTORY}" before the notes at '
+    'the end of this page. "Not recorded": the page does not say.'
 )
 _OWN = ("Machine", "Targets", "Notes", HISTORY)
 

@@ -120,7 +120,8 @@ def load_list(status: Status | None = None, *, refresh: Refresh = False,
               **filters: Unpack[ListFilters]) -> pd.DataFrame:
     """List summaries (spec 2.2) of every matching ICO; costs list pages only.
 
-    Parameters are those of :func:`load_icos`.
+    Parameters are those of :func:`load_icos`, but for ``profile_max_age`` and ``budget``:
+    a list asks no profile.
 
     Returns
     -------
